@@ -1,0 +1,92 @@
+//! The one error type of Weald.
+
+use std::path::PathBuf;
+
+/// Shorthand for `Result<T, WealdError>`.
+pub type Result<T, E = WealdError> = std::result::Result<T, E>;
+
+/// Every error a Weald library call can return.
+#[derive(Debug, thiserror::Error)]
+pub enum WealdError {
+    /// A file could not be opened, read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Malformed input text, with the position of the fault.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        path: PathBuf,
+        /// 1-based line number (0 when the fault is not tied to a line).
+        line: u64,
+        message: String,
+    },
+    /// A binary file that is truncated, corrupt, or of another version.
+    #[error("{path}: {message}")]
+    Format { path: PathBuf, message: String },
+    /// A vertex id outside `0..n`.
+    #[error("vertex {vertex} out of range (graph has {num_vertices} vertices)")]
+    VertexOutOfRange { vertex: u64, num_vertices: u64 },
+    /// An argument or combination of arguments that is not allowed.
+    #[error("{0}")]
+    Invalid(String),
+    /// The operation needs a weighted graph (or an unweighted one) and got the other kind.
+    #[error("{0}")]
+    WeightMismatch(String),
+    /// An algorithm detected a negative-weight cycle reachable from the source.
+    #[error("negative cycle reachable from vertex {source_vertex}")]
+    NegativeCycle { source_vertex: u64 },
+    /// The feature exists in the design but is not available in this build.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// An I/O error not tied to a path.
+    #[error(transparent)]
+    RawIo(#[from] std::io::Error),
+}
+
+impl WealdError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        WealdError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A parse error at `path:line`.
+    pub fn parse(path: impl Into<PathBuf>, line: u64, message: impl Into<String>) -> Self {
+        WealdError::Parse {
+            path: path.into(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// A binary-format error in `path`.
+    pub fn format(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        WealdError::Format {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Return early with `WealdError::Invalid(format!(...))`.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => {
+        return Err($crate::WealdError::Invalid(format!($($arg)*)))
+    };
+}
+
+/// Return early with `WealdError::Invalid` unless the condition holds.
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            $crate::bail!($($arg)*);
+        }
+    };
+}

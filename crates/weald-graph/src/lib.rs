@@ -1,0 +1,31 @@
+//! # weald-graph — the contract every Weald backend and algorithm shares
+//!
+//! * [`Vertex`] ids are `u32`; edges optionally carry a [`Weight`] (the unit type `()` for
+//!   unweighted graphs, which costs nothing).
+//! * Neighbour access is **push-style** ([`Graph::for_each_out`]): the backend calls a closure
+//!   for each neighbour, in increasing id order, and stops when the closure returns `false`.
+//!   Compressed backends decode blocks in order, which a pull iterator cannot express cheaply.
+//! * Algorithms ask for the least they need: [`Graph`] for out-neighbours, [`InGraph`] for
+//!   in-neighbours (direction optimisation on directed graphs), [`EdgeScan`] for algorithms that
+//!   only stream over all edges.
+//! * One error type, [`WealdError`], with file/line context for parse errors.
+//! * [`parallel`] holds the rayon-based primitives (scan, pack, sort, semisort, histogram) and
+//!   [`codec`] the byte codes (varint difference coding) shared by the compressed backends.
+
+pub mod batch;
+pub mod codec;
+pub mod error;
+pub mod parallel;
+pub mod traits;
+pub mod weight;
+
+pub use batch::{BatchResult, EdgeList, UpdateBatch};
+pub use error::{Result, WealdError};
+pub use traits::{EdgeScan, Graph, InGraph};
+pub use weight::{DistValue, Weight};
+
+/// A vertex id. Dense ids `0..n` index every per-vertex array.
+pub type Vertex = u32;
+
+/// The largest representable vertex id (reserved as a "none" marker in some arrays).
+pub const NO_VERTEX: Vertex = u32::MAX;

@@ -1,0 +1,229 @@
+//! Parallel primitives on rayon: prefix sums, pack (filter), sorting, semisort, histograms.
+//!
+//! All of them are deterministic: the result does not depend on the number of threads.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Below this many elements, primitives run sequentially.
+pub const SEQ_THRESHOLD: usize = 1 << 14;
+
+fn block_size(n: usize) -> usize {
+    let threads = rayon::current_num_threads().max(1);
+    (n / (threads * 8)).max(SEQ_THRESHOLD)
+}
+
+/// Exclusive prefix sum in place; returns the total. `[3, 1, 2]` becomes `[0, 3, 4]`, total 6.
+pub fn scan_exclusive(xs: &mut [usize]) -> usize {
+    let n = xs.len();
+    if n <= SEQ_THRESHOLD {
+        let mut acc = 0;
+        for x in xs.iter_mut() {
+            let t = *x;
+            *x = acc;
+            acc += t;
+        }
+        return acc;
+    }
+    let bs = block_size(n);
+    let mut sums: Vec<usize> = xs.par_chunks(bs).map(|c| c.iter().sum()).collect();
+    let total = scan_exclusive(&mut sums);
+    xs.par_chunks_mut(bs).zip(sums).for_each(|(c, mut acc)| {
+        for x in c.iter_mut() {
+            let t = *x;
+            *x = acc;
+            acc += t;
+        }
+    });
+    total
+}
+
+/// Elements of `xs` for which `keep` holds, in their original order.
+pub fn pack<T: Copy + Send + Sync>(xs: &[T], keep: impl Fn(&T) -> bool + Sync) -> Vec<T> {
+    if xs.len() <= SEQ_THRESHOLD {
+        return xs.iter().copied().filter(|x| keep(x)).collect();
+    }
+    let bs = block_size(xs.len());
+    let parts: Vec<Vec<T>> = xs
+        .par_chunks(bs)
+        .map(|c| c.iter().copied().filter(|x| keep(x)).collect())
+        .collect();
+    concat(parts)
+}
+
+/// Indices `i` in `0..n` for which `keep(i)` holds, in increasing order.
+pub fn pack_index(n: usize, keep: impl Fn(usize) -> bool + Sync) -> Vec<u32> {
+    if n <= SEQ_THRESHOLD {
+        return (0..n).filter(|&i| keep(i)).map(|i| i as u32).collect();
+    }
+    let bs = block_size(n);
+    let parts: Vec<Vec<u32>> = (0..n.div_ceil(bs))
+        .into_par_iter()
+        .map(|b| {
+            (b * bs..((b + 1) * bs).min(n))
+                .filter(|&i| keep(i))
+                .map(|i| i as u32)
+                .collect()
+        })
+        .collect();
+    concat(parts)
+}
+
+/// Concatenate vectors in order, copying in parallel.
+pub fn concat<T: Copy + Send + Sync>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut offsets: Vec<usize> = parts.iter().map(Vec::len).collect();
+    let total = scan_exclusive(&mut offsets);
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    let ptr = SendPtr(out.as_mut_ptr());
+    parts.par_iter().zip(&offsets).for_each(|(p, &o)| {
+        let ptr = &ptr;
+        // SAFETY: the ranges [o, o + p.len()) are disjoint and inside the capacity.
+        unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), ptr.0.add(o), p.len()) };
+    });
+    // SAFETY: every slot in 0..total was written above.
+    unsafe { out.set_len(total) };
+    out
+}
+
+/// Sort in parallel (unstable; equal elements are indistinguishable for `Ord` keys).
+pub fn par_sort<T: Ord + Send>(xs: &mut [T]) {
+    xs.par_sort_unstable();
+}
+
+/// Sort by a key in parallel, stable (equal keys keep their input order).
+pub fn par_sort_by_key<T: Send, K: Ord>(xs: &mut [T], key: impl Fn(&T) -> K + Sync) {
+    xs.par_sort_by_key(key);
+}
+
+/// Histogram of `keys` over buckets `0..num_buckets`. Keys out of range are ignored.
+pub fn histogram(keys: &[u32], num_buckets: usize) -> Vec<usize> {
+    if keys.len() <= SEQ_THRESHOLD || num_buckets > keys.len() {
+        // Few keys, or more buckets than keys: atomics beat per-thread arrays.
+        let counts: Vec<AtomicUsize> = (0..num_buckets).map(|_| AtomicUsize::new(0)).collect();
+        keys.par_iter().with_min_len(SEQ_THRESHOLD).for_each(|&k| {
+            if (k as usize) < num_buckets {
+                counts[k as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        return counts.into_iter().map(AtomicUsize::into_inner).collect();
+    }
+    let bs = block_size(keys.len());
+    keys.par_chunks(bs)
+        .map(|c| {
+            let mut h = vec![0usize; num_buckets];
+            for &k in c {
+                if (k as usize) < num_buckets {
+                    h[k as usize] += 1;
+                }
+            }
+            h
+        })
+        .reduce(
+            || vec![0usize; num_buckets],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
+}
+
+/// Semisort: group `items` by `key(item) < num_keys` (a stable counting sort). Returns the
+/// items reordered and `offsets` of length `num_keys + 1`, so that group `k` is
+/// `items[offsets[k]..offsets[k + 1]]`, in input order within each group.
+pub fn semisort_by_key<T: Copy + Send + Sync>(
+    items: &[T],
+    num_keys: usize,
+    key: impl Fn(&T) -> u32 + Sync,
+) -> (Vec<T>, Vec<usize>) {
+    let n = items.len();
+    let bs = block_size(n).max(1);
+    let blocks: Vec<&[T]> = items.chunks(bs).collect();
+    // counts[b][k]: how many items of block b have key k.
+    let mut counts: Vec<Vec<usize>> = blocks
+        .par_iter()
+        .map(|c| {
+            let mut h = vec![0usize; num_keys];
+            for x in c.iter() {
+                h[key(x) as usize] += 1;
+            }
+            h
+        })
+        .collect();
+    // Column-major exclusive scan: key-major, then block.
+    let mut offsets = vec![0usize; num_keys + 1];
+    let mut acc = 0;
+    for k in 0..num_keys {
+        offsets[k] = acc;
+        for c in counts.iter_mut() {
+            let t = c[k];
+            c[k] = acc;
+            acc += t;
+        }
+    }
+    offsets[num_keys] = acc;
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let ptr = SendPtr(out.as_mut_ptr());
+    blocks.par_iter().zip(counts).for_each(|(c, mut pos)| {
+        let ptr = &ptr;
+        for x in c.iter() {
+            let k = key(x) as usize;
+            // SAFETY: each (block, key) owns a disjoint range of output slots.
+            unsafe { ptr.0.add(pos[k]).write(*x) };
+            pos[k] += 1;
+        }
+    });
+    // SAFETY: the counts cover every slot exactly once.
+    unsafe { out.set_len(n) };
+    (out, offsets)
+}
+
+/// A raw pointer that may be shared between threads writing disjoint ranges.
+#[derive(Copy, Clone)]
+pub struct SendPtr<T>(pub *mut T);
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn scan_matches_sequential(xs in proptest::collection::vec(0usize..100, 0..40_000)) {
+            let mut a = xs.clone();
+            let total = scan_exclusive(&mut a);
+            let mut acc = 0;
+            for (i, x) in xs.iter().enumerate() {
+                prop_assert_eq!(a[i], acc);
+                acc += x;
+            }
+            prop_assert_eq!(total, acc);
+        }
+
+        #[test]
+        fn pack_is_filter(xs in proptest::collection::vec(0u32..1000, 0..40_000)) {
+            let p = pack(&xs, |x| x % 3 == 0);
+            let q: Vec<u32> = xs.iter().copied().filter(|x| x % 3 == 0).collect();
+            prop_assert_eq!(p, q);
+            let idx = pack_index(xs.len(), |i| xs[i] % 7 == 1);
+            let q: Vec<u32> = (0..xs.len()).filter(|&i| xs[i] % 7 == 1).map(|i| i as u32).collect();
+            prop_assert_eq!(idx, q);
+        }
+
+        #[test]
+        fn semisort_groups_stably(xs in proptest::collection::vec((0u32..50, 0u32..1000), 0..40_000)) {
+            let (out, off) = semisort_by_key(&xs, 50, |x| x.0);
+            let mut expected = xs.clone();
+            expected.sort_by_key(|x| x.0);
+            prop_assert_eq!(&out, &expected);
+            for k in 0..50 {
+                prop_assert!(out[off[k]..off[k + 1]].iter().all(|x| x.0 == k as u32));
+            }
+            let h = histogram(&xs.iter().map(|x| x.0).collect::<Vec<_>>(), 50);
+            for k in 0..50 {
+                prop_assert_eq!(h[k], off[k + 1] - off[k]);
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The graph traits. Algorithms are generic over the smallest of these they need.
+
+use crate::{Vertex, Weight};
+
+/// Out-neighbour access to a graph snapshot with dense vertex ids `0..num_vertices()`.
+///
+/// For an undirected (symmetric) graph every edge `{u, v}` is stored as the two arcs `u→v` and
+/// `v→u` (a self loop `v→v` once), and "out" means "incident".
+pub trait Graph: Sync {
+    /// The edge weight type (`()` when unweighted).
+    type W: Weight;
+
+    /// Number of vertices `n`; ids are `0..n`.
+    fn num_vertices(&self) -> usize;
+
+    /// Number of stored arcs (adjacency entries): `m` for a directed graph, about `2m` for a
+    /// symmetric one.
+    fn num_arcs(&self) -> usize;
+
+    /// `true` for a directed graph, `false` for a symmetric one.
+    fn is_directed(&self) -> bool;
+
+    /// Out-degree of `v` (number of stored arcs leaving `v`).
+    fn out_degree(&self, v: Vertex) -> usize;
+
+    /// Call `f(u, w)` for every out-neighbour `u` of `v` (with the arc's weight), in increasing
+    /// order of `u`, until `f` returns `false`. Returns `false` iff stopped early.
+    fn for_each_out<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool;
+
+    /// Call `f(u, w)` for every out-neighbour of `v`, possibly in parallel and in any order.
+    /// Backends override this for high-degree vertices.
+    fn par_for_each_out<F: Fn(Vertex, Self::W) + Sync + Send>(&self, v: Vertex, f: F) {
+        self.for_each_out(v, |u, w| {
+            f(u, w);
+            true
+        });
+    }
+
+    /// The sorted out-neighbours of `v` as a slice, when the backend stores them flat.
+    /// Compressed backends return `None`; algorithms then fall back to [`Graph::for_each_out`].
+    fn out_neighbors_slice(&self, _v: Vertex) -> Option<&[Vertex]> {
+        None
+    }
+
+    /// Number of undirected edges (symmetric) or arcs (directed), a self loop counting once.
+    fn num_edges(&self) -> usize {
+        if self.is_directed() {
+            self.num_arcs()
+        } else {
+            (self.num_arcs() + self.num_self_loops()) / 2
+        }
+    }
+
+    /// Number of self loops `v→v` (scans the graph unless the backend knows it).
+    fn num_self_loops(&self) -> usize {
+        use rayon::prelude::*;
+        (0..self.num_vertices() as Vertex)
+            .into_par_iter()
+            .map(|v| {
+                let mut c = 0;
+                self.for_each_out(v, |u, _| {
+                    if u == v {
+                        c += 1;
+                    }
+                    u <= v
+                });
+                c
+            })
+            .sum()
+    }
+}
+
+/// In-neighbour access. For a symmetric graph in-neighbours are the out-neighbours.
+pub trait InGraph: Graph {
+    /// `true` if in-neighbours can be enumerated (always for symmetric graphs; for directed
+    /// graphs only if the backend stores in-arcs). Callers must check it before the others.
+    fn has_in_edges(&self) -> bool;
+
+    /// In-degree of `v`.
+    fn in_degree(&self, v: Vertex) -> usize;
+
+    /// Call `f(u, w)` for every in-neighbour `u` of `v` (arc `u→v`), in increasing order of `u`,
+    /// until `f` returns `false`. Returns `false` iff stopped early.
+    fn for_each_in<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool;
+}
+
+/// Streaming over every arc, in no particular order, in parallel. Enough for PageRank-style
+/// algorithms; implemented for every [`Graph`] and by edge-centric engines.
+pub trait EdgeScan: Sync {
+    type W: Weight;
+    fn scan_num_vertices(&self) -> usize;
+    /// Call `f(src, dst, w)` once for each stored arc, in parallel.
+    fn par_scan_arcs<F: Fn(Vertex, Vertex, Self::W) + Sync + Send>(&self, f: F);
+}
+
+impl<G: Graph> EdgeScan for G {
+    type W = G::W;
+    fn scan_num_vertices(&self) -> usize {
+        self.num_vertices()
+    }
+    fn par_scan_arcs<F: Fn(Vertex, Vertex, Self::W) + Sync + Send>(&self, f: F) {
+        use rayon::prelude::*;
+        (0..self.num_vertices() as Vertex)
+            .into_par_iter()
+            .with_min_len(256)
+            .for_each(|v| {
+                self.for_each_out(v, |u, w| {
+                    f(v, u, w);
+                    true
+                });
+            });
+    }
+}

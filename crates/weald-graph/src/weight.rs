@@ -1,0 +1,209 @@
+//! Edge weights. Unweighted graphs use `()`, a zero-sized weight: arrays of it take no memory.
+
+use std::fmt::Debug;
+
+/// A value that can label an edge.
+pub trait Weight: Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug + 'static {
+    /// `false` only for `()`.
+    const WEIGHTED: bool;
+    /// A short name (`"none"`, `"i32"`, `"f64"`), used in file headers and messages.
+    const NAME: &'static str;
+    /// The type of path lengths (sums of weights).
+    type Dist: DistValue;
+    /// Parse a weight field; `None` if the text is not a valid, finite weight of this type.
+    fn parse(text: &str) -> Option<Self>;
+    /// The weight as a float (0 for `()`).
+    fn to_f64(self) -> f64;
+    /// The weight as a path length.
+    fn to_dist(self) -> Self::Dist;
+    /// Combine two weights of the same edge by a [`crate::batch::Combine`] rule.
+    fn combine(self, other: Self, rule: crate::batch::Combine) -> Self {
+        use crate::batch::Combine::*;
+        match rule {
+            First => self,
+            Last => other,
+            Min => {
+                if other < self {
+                    other
+                } else {
+                    self
+                }
+            }
+            Max => {
+                if other > self {
+                    other
+                } else {
+                    self
+                }
+            }
+            Sum => self.add(other),
+        }
+    }
+    /// Sum of two weights (saturating for integers).
+    fn add(self, other: Self) -> Self;
+    /// Little-endian bytes of the weight (empty for `()`).
+    fn write_le(self, out: &mut Vec<u8>);
+    /// Size of the little-endian encoding.
+    const BYTES: usize;
+    /// Read from exactly `BYTES` little-endian bytes.
+    fn read_le(bytes: &[u8]) -> Self;
+}
+
+/// A path length: totally ordered, with an infinity and addition.
+pub trait DistValue: Copy + Send + Sync + PartialOrd + Debug + 'static {
+    const INF: Self;
+    const ZERO: Self;
+    fn plus(self, other: Self) -> Self;
+    fn to_f64(self) -> f64;
+    /// Bits of the value in an order-preserving `u64` encoding (for atomic min).
+    fn to_ordered_bits(self) -> u64;
+    fn from_ordered_bits(bits: u64) -> Self;
+}
+
+impl Weight for () {
+    const WEIGHTED: bool = false;
+    const NAME: &'static str = "none";
+    type Dist = i64;
+    fn parse(_: &str) -> Option<Self> {
+        Some(())
+    }
+    fn to_f64(self) -> f64 {
+        1.0
+    }
+    fn to_dist(self) -> i64 {
+        1
+    }
+    fn add(self, _: Self) -> Self {}
+    fn write_le(self, _: &mut Vec<u8>) {}
+    const BYTES: usize = 0;
+    fn read_le(_: &[u8]) -> Self {}
+}
+
+impl Weight for i32 {
+    const WEIGHTED: bool = true;
+    const NAME: &'static str = "i32";
+    type Dist = i64;
+    fn parse(text: &str) -> Option<Self> {
+        text.parse::<i32>().ok()
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn to_dist(self) -> i64 {
+        self as i64
+    }
+    fn add(self, other: Self) -> Self {
+        self.saturating_add(other)
+    }
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    const BYTES: usize = 4;
+    fn read_le(bytes: &[u8]) -> Self {
+        i32::from_le_bytes(bytes[..4].try_into().unwrap())
+    }
+}
+
+impl Weight for f64 {
+    const WEIGHTED: bool = true;
+    const NAME: &'static str = "f64";
+    type Dist = f64;
+    fn parse(text: &str) -> Option<Self> {
+        text.parse::<f64>().ok().filter(|x| x.is_finite())
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn to_dist(self) -> f64 {
+        self
+    }
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    const BYTES: usize = 8;
+    fn read_le(bytes: &[u8]) -> Self {
+        f64::from_le_bytes(bytes[..8].try_into().unwrap())
+    }
+}
+
+impl DistValue for i64 {
+    const INF: Self = i64::MAX;
+    const ZERO: Self = 0;
+    fn plus(self, other: Self) -> Self {
+        if self == i64::MAX || other == i64::MAX {
+            i64::MAX
+        } else {
+            self.saturating_add(other)
+        }
+    }
+    fn to_f64(self) -> f64 {
+        if self == i64::MAX {
+            f64::INFINITY
+        } else {
+            self as f64
+        }
+    }
+    fn to_ordered_bits(self) -> u64 {
+        (self as u64) ^ (1u64 << 63)
+    }
+    fn from_ordered_bits(bits: u64) -> Self {
+        (bits ^ (1u64 << 63)) as i64
+    }
+}
+
+impl DistValue for f64 {
+    const INF: Self = f64::INFINITY;
+    const ZERO: Self = 0.0;
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn to_ordered_bits(self) -> u64 {
+        let b = self.to_bits();
+        if b >> 63 == 1 {
+            !b
+        } else {
+            b | (1u64 << 63)
+        }
+    }
+    fn from_ordered_bits(bits: u64) -> Self {
+        if bits >> 63 == 1 {
+            f64::from_bits(bits & !(1u64 << 63))
+        } else {
+            f64::from_bits(!bits)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordered_bits_preserve_order() {
+        let xs = [-1e300, -5.5, -0.0, 0.0, 1e-9, 3.0, 1e300, f64::INFINITY];
+        for w in xs.windows(2) {
+            assert!(w[0].to_ordered_bits() <= w[1].to_ordered_bits());
+            assert_eq!(f64::from_ordered_bits(w[0].to_ordered_bits()), w[0]);
+        }
+        let ys = [i64::MIN, -3, 0, 7, i64::MAX];
+        for w in ys.windows(2) {
+            assert!(w[0].to_ordered_bits() < w[1].to_ordered_bits());
+            assert_eq!(i64::from_ordered_bits(w[1].to_ordered_bits()), w[1]);
+        }
+    }
+
+    #[test]
+    fn parse_rejects_non_finite() {
+        assert_eq!(f64::parse("nan"), None);
+        assert_eq!(f64::parse("inf"), None);
+        assert_eq!(f64::parse("2.5"), Some(2.5));
+        assert_eq!(i32::parse("x"), None);
+        assert_eq!(i32::parse("-4"), Some(-4));
+    }
+}

@@ -1,0 +1,373 @@
+//! The static CSR backend: `offsets[v]..offsets[v+1]` indexes the sorted neighbours of `v` in
+//! `targets` (and their weights in `weights`). Directed graphs may also store in-arcs.
+//!
+//! Built in parallel from an [`EdgeList`] by [`Csr::build`]: optional relabelling of sparse ids,
+//! symmetrisation, self-loop removal, and merging of duplicate arcs by a [`Combine`] rule.
+
+mod build;
+
+pub use build::{BuildOptions, BuildStats};
+
+use rayon::prelude::*;
+use weald_graph::{Graph, InGraph, Vertex, Weight};
+
+/// One direction of adjacency: offsets, sorted targets, and weights alongside.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Adjacency<W: Weight> {
+    /// `n + 1` entries; `offsets[0] == 0`, `offsets[n] == targets.len()`.
+    pub offsets: Vec<u64>,
+    pub targets: Vec<Vertex>,
+    /// Same length as `targets` (zero bytes when `W = ()`).
+    pub weights: Vec<W>,
+}
+
+impl<W: Weight> Adjacency<W> {
+    #[inline]
+    fn range(&self, v: Vertex) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    #[inline]
+    fn for_each<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, mut f: F) -> bool {
+        let r = self.range(v);
+        if W::WEIGHTED {
+            for (&u, &w) in self.targets[r.clone()].iter().zip(&self.weights[r]) {
+                if !f(u, w) {
+                    return false;
+                }
+            }
+        } else {
+            for &u in &self.targets[r] {
+                if !f(u, W::default()) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Bytes held by the three arrays.
+    pub fn memory_bytes(&self) -> usize {
+        self.offsets.len() * 8 + self.targets.len() * 4 + self.weights.len() * W::BYTES
+    }
+
+    /// Check the structural invariants (used when loading untrusted files).
+    pub fn validate(&self, n: usize) -> Result<(), String> {
+        if self.offsets.len() != n + 1 {
+            return Err(format!("offsets has {} entries, expected {}", self.offsets.len(), n + 1));
+        }
+        if self.offsets[0] != 0 || self.offsets[n] as usize != self.targets.len() {
+            return Err("offsets do not span the target array".into());
+        }
+        if W::WEIGHTED && self.weights.len() != self.targets.len() {
+            return Err("weights and targets differ in length".into());
+        }
+        let bad_offsets = self.offsets.par_windows(2).any(|w| w[0] > w[1]);
+        if bad_offsets {
+            return Err("offsets are not non-decreasing".into());
+        }
+        let bad = (0..n).into_par_iter().with_min_len(1024).find_any(|&v| {
+            let s = &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize];
+            s.iter().any(|&u| u as usize >= n) || s.windows(2).any(|p| p[0] > p[1])
+        });
+        if let Some(v) = bad {
+            return Err(format!(
+                "adjacency of vertex {v} holds an id out of range or is not sorted"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A static graph in compressed-sparse-row form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr<W: Weight = ()> {
+    n: usize,
+    directed: bool,
+    out: Adjacency<W>,
+    /// In-arcs of a directed graph, if built.
+    inn: Option<Adjacency<W>>,
+    /// `orig_ids[v]` is the user's id of vertex `v`, when ids were relabelled.
+    orig_ids: Option<Vec<u32>>,
+    self_loops: usize,
+}
+
+impl<W: Weight> Csr<W> {
+    /// Assemble from parts, checking every invariant (for loaders of untrusted files).
+    pub fn from_parts(
+        n: usize,
+        directed: bool,
+        out: Adjacency<W>,
+        inn: Option<Adjacency<W>>,
+        orig_ids: Option<Vec<u32>>,
+    ) -> Result<Self, String> {
+        out.validate(n)?;
+        if let Some(i) = &inn {
+            if !directed {
+                return Err("a symmetric graph cannot have separate in-arcs".into());
+            }
+            i.validate(n)?;
+            if i.targets.len() != out.targets.len() {
+                return Err("in-arcs and out-arcs differ in number".into());
+            }
+        }
+        if let Some(ids) = &orig_ids {
+            if ids.len() != n {
+                return Err(format!("id map has {} entries, expected {n}", ids.len()));
+            }
+        }
+        Ok(Self::from_parts_unchecked(n, directed, out, inn, orig_ids))
+    }
+
+    pub(crate) fn from_parts_unchecked(
+        n: usize,
+        directed: bool,
+        out: Adjacency<W>,
+        inn: Option<Adjacency<W>>,
+        orig_ids: Option<Vec<u32>>,
+    ) -> Self {
+        let self_loops = (0..n as Vertex)
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|v| out.targets[out.range(v)].binary_search(&v).is_ok() as usize)
+            .sum();
+        Csr {
+            n,
+            directed,
+            out,
+            inn,
+            orig_ids,
+            self_loops,
+        }
+    }
+
+    /// The out-adjacency arrays.
+    pub fn out_adjacency(&self) -> &Adjacency<W> {
+        &self.out
+    }
+
+    /// The in-adjacency arrays of a directed graph, if stored.
+    pub fn in_adjacency(&self) -> Option<&Adjacency<W>> {
+        self.inn.as_ref()
+    }
+
+    /// The user's id of every vertex, if ids were relabelled (`None`: ids are the user's).
+    pub fn original_ids(&self) -> Option<&[u32]> {
+        self.orig_ids.as_deref()
+    }
+
+    /// The user's id of vertex `v`.
+    pub fn original_id(&self, v: Vertex) -> u64 {
+        match &self.orig_ids {
+            Some(ids) => ids[v as usize] as u64,
+            None => v as u64,
+        }
+    }
+
+    /// The internal id of the user's vertex `id`, if present.
+    pub fn internal_id(&self, id: u64) -> Option<Vertex> {
+        match &self.orig_ids {
+            Some(ids) => u32::try_from(id)
+                .ok()
+                .and_then(|id| ids.binary_search(&id).ok())
+                .map(|i| i as Vertex),
+            None => (id < self.n as u64).then_some(id as Vertex),
+        }
+    }
+
+    /// Out-neighbour weights of `v` as a slice (empty for unweighted graphs).
+    pub fn out_weights(&self, v: Vertex) -> &[W] {
+        if W::WEIGHTED {
+            &self.out.weights[self.out.range(v)]
+        } else {
+            &[]
+        }
+    }
+
+    /// Total bytes of the arrays (offsets, targets, weights, in-arcs, id map).
+    pub fn memory_bytes(&self) -> usize {
+        self.out.memory_bytes()
+            + self.inn.as_ref().map_or(0, Adjacency::memory_bytes)
+            + self.orig_ids.as_ref().map_or(0, |i| i.len() * 4)
+    }
+
+    /// Drop the id map (results are then reported in internal ids).
+    pub fn forget_original_ids(&mut self) {
+        self.orig_ids = None;
+    }
+
+    /// Every arc `(u, v, w)` in order of `u` then `v`.
+    pub fn arcs(&self) -> impl Iterator<Item = (Vertex, Vertex, W)> + '_ {
+        (0..self.n as Vertex).flat_map(move |u| {
+            let r = self.out.range(u);
+            let ws = self.out_weights(u);
+            self.out.targets[r]
+                .iter()
+                .enumerate()
+                .map(move |(i, &v)| (u, v, if W::WEIGHTED { ws[i] } else { W::default() }))
+        })
+    }
+}
+
+impl<W: Weight> Graph for Csr<W> {
+    type W = W;
+
+    #[inline]
+    fn num_vertices(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn num_arcs(&self) -> usize {
+        self.out.targets.len()
+    }
+
+    #[inline]
+    fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    #[inline]
+    fn out_degree(&self, v: Vertex) -> usize {
+        (self.out.offsets[v as usize + 1] - self.out.offsets[v as usize]) as usize
+    }
+
+    #[inline]
+    fn for_each_out<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
+        self.out.for_each(v, f)
+    }
+
+    fn par_for_each_out<F: Fn(Vertex, W) + Sync + Send>(&self, v: Vertex, f: F) {
+        let r = self.out.range(v);
+        if r.len() < 4096 {
+            self.out.for_each(v, |u, w| {
+                f(u, w);
+                true
+            });
+            return;
+        }
+        let ts = &self.out.targets[r.clone()];
+        if W::WEIGHTED {
+            let ws = &self.out.weights[r];
+            ts.par_iter()
+                .zip(ws.par_iter())
+                .with_min_len(1024)
+                .for_each(|(&u, &w)| f(u, w));
+        } else {
+            ts.par_iter()
+                .with_min_len(1024)
+                .for_each(|&u| f(u, W::default()));
+        }
+    }
+
+    #[inline]
+    fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
+        Some(&self.out.targets[self.out.range(v)])
+    }
+
+    fn num_self_loops(&self) -> usize {
+        self.self_loops
+    }
+}
+
+impl<W: Weight> InGraph for Csr<W> {
+    fn has_in_edges(&self) -> bool {
+        !self.directed || self.inn.is_some()
+    }
+
+    #[inline]
+    fn in_degree(&self, v: Vertex) -> usize {
+        match &self.inn {
+            Some(i) => (i.offsets[v as usize + 1] - i.offsets[v as usize]) as usize,
+            None if !self.directed => self.out_degree(v),
+            None => panic!("in-arcs of a directed CSR were not built (check has_in_edges)"),
+        }
+    }
+
+    #[inline]
+    fn for_each_in<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
+        match &self.inn {
+            Some(i) => i.for_each(v, f),
+            None if !self.directed => self.out.for_each(v, f),
+            None => panic!("in-arcs of a directed CSR were not built (check has_in_edges)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// A CSR of any weight type, chosen at run time (what loaders return).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyCsr {
+    Unweighted(Csr<()>),
+    Int(Csr<i32>),
+    Float(Csr<f64>),
+}
+
+/// Run `$body` with `$g` bound to the concrete `Csr<W>` inside an [`AnyCsr`].
+#[macro_export]
+macro_rules! with_csr {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::csr::AnyCsr::Unweighted($g) => $body,
+            $crate::csr::AnyCsr::Int($g) => $body,
+            $crate::csr::AnyCsr::Float($g) => $body,
+        }
+    };
+}
+
+impl AnyCsr {
+    /// The weight type's name: `none`, `i32` or `f64`.
+    pub fn weight_name(&self) -> &'static str {
+        match self {
+            AnyCsr::Unweighted(_) => "none",
+            AnyCsr::Int(_) => "i32",
+            AnyCsr::Float(_) => "f64",
+        }
+    }
+
+    pub fn is_weighted(&self) -> bool {
+        !matches!(self, AnyCsr::Unweighted(_))
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        with_csr!(self, g => g.num_vertices())
+    }
+
+    pub fn num_arcs(&self) -> usize {
+        with_csr!(self, g => g.num_arcs())
+    }
+
+    pub fn num_edges(&self) -> usize {
+        with_csr!(self, g => g.num_edges())
+    }
+
+    pub fn is_directed(&self) -> bool {
+        with_csr!(self, g => g.is_directed())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        with_csr!(self, g => g.memory_bytes())
+    }
+
+    pub fn original_ids(&self) -> Option<&[u32]> {
+        with_csr!(self, g => g.original_ids())
+    }
+}
+
+impl From<Csr<()>> for AnyCsr {
+    fn from(g: Csr<()>) -> Self {
+        AnyCsr::Unweighted(g)
+    }
+}
+impl From<Csr<i32>> for AnyCsr {
+    fn from(g: Csr<i32>) -> Self {
+        AnyCsr::Int(g)
+    }
+}
+impl From<Csr<f64>> for AnyCsr {
+    fn from(g: Csr<f64>) -> Self {
+        AnyCsr::Float(g)
+    }
+}

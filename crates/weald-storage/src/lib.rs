@@ -1,0 +1,11 @@
+//! # weald-storage — Weald's storage backends
+//!
+//! One module per backend. Every backend implements the traits of `weald-graph`, so every
+//! algorithm of `weald-algo` runs on it.
+//!
+//! * [`csr`] — the static compressed-sparse-row graph: the simplest correct backend and the
+//!   oracle the others are tested against.
+
+pub mod csr;
+
+pub use csr::{AnyCsr, BuildOptions, BuildStats, Csr};
