@@ -1,0 +1,297 @@
+//! Graph generators.
+//!
+//! Every random generator is **counter-based**: edge `i` draws its random numbers from
+//! SplitMix64 seeded with `(seed, i)`, so the output depends only on the parameters, never on
+//! the number of threads or the scheduling. Generation runs in parallel.
+//!
+//! * [`rmat`]: R-MAT / Kronecker (Graph500 parameters by default). Each of the
+//!   `edge_factor · 2^scale` edges descends `scale` levels of the adjacency matrix, choosing a
+//!   quadrant with probabilities `a, b, c, 1-a-b-c` (no per-level noise). The vertex ids are
+//!   then scrambled by a seeded bijection of `0..2^scale` (four rounds of add-key,
+//!   multiply-by-odd and xorshift, each a bijection modulo `2^scale`), so that high-degree
+//!   vertices are not clustered at small ids. Edges are directed arcs and may repeat or be self
+//!   loops, as in Graph500; the builder removes what the user asks it to. `scale` is clamped to
+//!   at most 31 (ids are `u32`).
+//! * [`uniform`]: `m` arcs with both endpoints uniform in `0..n` (Erdős–Rényi G(n, m) with
+//!   repetition).
+//! * [`add_weights_int`], [`add_weights_float`]: a weight per edge, a function of `(seed, i)`.
+//! * [`path`], [`star`], [`grid`], [`complete`]: small shapes, each undirected edge once.
+
+use rayon::prelude::*;
+use weald_graph::EdgeList;
+
+/// SplitMix64 finaliser.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+/// A SplitMix64 stream for `(seed, index)`.
+#[derive(Clone, Copy)]
+struct Stream(u64);
+
+impl Stream {
+    #[inline]
+    fn new(seed: u64, index: u64) -> Self {
+        Stream(mix64(seed ^ 0x9e3779b97f4a7c15).wrapping_add(index.wrapping_mul(0x632be59bd9b4e019)))
+    }
+    #[inline]
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        mix64(self.0)
+    }
+    /// Uniform in `[0, 1)`.
+    #[inline]
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    /// Uniform in `0..n` (n > 0).
+    #[inline]
+    fn below(&mut self, n: u64) -> u64 {
+        ((self.next() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// R-MAT parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RmatParams {
+    /// `2^scale` vertices (at most 31).
+    pub scale: u32,
+    /// `edge_factor · 2^scale` edges.
+    pub edge_factor: u32,
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+    pub seed: u64,
+}
+
+impl Default for RmatParams {
+    /// Graph500: `a = 0.57, b = c = 0.19`, edge factor 16, seed 1 (scale 10).
+    fn default() -> Self {
+        RmatParams {
+            scale: 10,
+            edge_factor: 16,
+            a: 0.57,
+            b: 0.19,
+            c: 0.19,
+            seed: 1,
+        }
+    }
+}
+
+/// A seeded bijection of `0..2^bits`.
+#[derive(Clone, Copy)]
+struct Scramble {
+    bits: u32,
+    mask: u64,
+    keys: [u64; 4],
+    muls: [u64; 4],
+}
+
+impl Scramble {
+    fn new(bits: u32, seed: u64) -> Self {
+        let mut s = Stream::new(seed, u64::MAX);
+        let mut keys = [0; 4];
+        let mut muls = [0; 4];
+        for r in 0..4 {
+            keys[r] = s.next();
+            muls[r] = s.next() | 1;
+        }
+        Scramble {
+            bits,
+            mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
+            keys,
+            muls,
+        }
+    }
+
+    #[inline]
+    fn apply(&self, mut x: u64) -> u64 {
+        if self.bits == 0 {
+            return 0;
+        }
+        let shift = self.bits.div_ceil(2);
+        for r in 0..4 {
+            x = x.wrapping_add(self.keys[r]) & self.mask;
+            x = x.wrapping_mul(self.muls[r]) & self.mask;
+            x ^= x >> shift;
+        }
+        x
+    }
+}
+
+/// An R-MAT graph with `2^scale` vertices and `edge_factor · 2^scale` arcs.
+pub fn rmat(p: &RmatParams) -> EdgeList<()> {
+    let scale = p.scale.min(31);
+    let n = 1usize << scale;
+    let m = p.edge_factor as usize * n;
+    let (a, ab, abc) = (p.a, p.a + p.b, p.a + p.b + p.c);
+    let perm = Scramble::new(scale, p.seed ^ 0x5ca1ab1e);
+    let pairs: Vec<(u32, u32)> = (0..m)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let mut s = Stream::new(p.seed, i as u64);
+            let (mut u, mut v) = (0u64, 0u64);
+            for _ in 0..scale {
+                let r = s.unit();
+                let (bu, bv) = if r < a {
+                    (0, 0)
+                } else if r < ab {
+                    (0, 1)
+                } else if r < abc {
+                    (1, 0)
+                } else {
+                    (1, 1)
+                };
+                u = (u << 1) | bu;
+                v = (v << 1) | bv;
+            }
+            (perm.apply(u) as u32, perm.apply(v) as u32)
+        })
+        .collect();
+    from_pairs(n, pairs)
+}
+
+fn from_pairs(n: usize, pairs: Vec<(u32, u32)>) -> EdgeList<()> {
+    let src = pairs.par_iter().map(|p| p.0).collect::<Vec<_>>();
+    let dst = pairs.par_iter().map(|p| p.1).collect::<Vec<_>>();
+    let m = src.len();
+    EdgeList {
+        num_vertices: n,
+        src,
+        dst,
+        weights: vec![(); m],
+    }
+}
+
+/// `m` arcs with endpoints uniform in `0..n` (empty if `n == 0`). `n` is clamped to `2^32 - 1`.
+pub fn uniform(n: usize, m: usize, seed: u64) -> EdgeList<()> {
+    let n = n.min(u32::MAX as usize);
+    if n == 0 {
+        return EdgeList::new(0);
+    }
+    let pairs: Vec<(u32, u32)> = (0..m)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let mut s = Stream::new(seed, i as u64);
+            (s.below(n as u64) as u32, s.below(n as u64) as u32)
+        })
+        .collect();
+    from_pairs(n, pairs)
+}
+
+/// The same edges with integer weights uniform in `lo..=hi` (bounds swapped if reversed).
+pub fn add_weights_int(el: &EdgeList<()>, lo: i32, hi: i32, seed: u64) -> EdgeList<i32> {
+    let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+    let span = (hi as i64 - lo as i64 + 1) as u64;
+    let weights = (0..el.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let mut s = Stream::new(seed ^ 0x77e1_6475, i as u64);
+            (lo as i64 + s.below(span) as i64) as i32
+        })
+        .collect();
+    EdgeList {
+        num_vertices: el.num_vertices,
+        src: el.src.clone(),
+        dst: el.dst.clone(),
+        weights,
+    }
+}
+
+/// The same edges with float weights uniform in `[lo, hi)`.
+pub fn add_weights_float(el: &EdgeList<()>, lo: f64, hi: f64, seed: u64) -> EdgeList<f64> {
+    let weights = (0..el.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let mut s = Stream::new(seed ^ 0xf10a_7000, i as u64);
+            lo + s.unit() * (hi - lo)
+        })
+        .collect();
+    EdgeList {
+        num_vertices: el.num_vertices,
+        src: el.src.clone(),
+        dst: el.dst.clone(),
+        weights,
+    }
+}
+
+/// The path `0 - 1 - ... - (n-1)`.
+pub fn path(n: usize) -> EdgeList<()> {
+    let mut e = EdgeList::new(n);
+    for i in 1..n {
+        e.push(i as u32 - 1, i as u32, ());
+    }
+    e
+}
+
+/// A star: centre 0 joined to `1..n`.
+pub fn star(n: usize) -> EdgeList<()> {
+    let mut e = EdgeList::new(n);
+    for i in 1..n {
+        e.push(0, i as u32, ());
+    }
+    e
+}
+
+/// A `rows × cols` grid, vertex `r · cols + c`, joined to its right and lower neighbours.
+pub fn grid(rows: usize, cols: usize) -> EdgeList<()> {
+    let mut e = EdgeList::new(rows * cols);
+    for r in 0..rows {
+        for c in 0..cols {
+            let v = (r * cols + c) as u32;
+            if c + 1 < cols {
+                e.push(v, v + 1, ());
+            }
+            if r + 1 < rows {
+                e.push(v, v + cols as u32, ());
+            }
+        }
+    }
+    e
+}
+
+/// The complete graph: every pair `u < v`.
+pub fn complete(n: usize) -> EdgeList<()> {
+    let mut e = EdgeList::new(n);
+    for u in 0..n {
+        for v in u + 1..n {
+            e.push(u as u32, v as u32, ());
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scramble_is_a_bijection() {
+        for bits in [0u32, 1, 2, 5, 10] {
+            let s = Scramble::new(bits, 7);
+            let mut seen = vec![false; 1 << bits];
+            for x in 0..1u64 << bits {
+                let y = s.apply(x) as usize;
+                assert!(!seen[y]);
+                seen[y] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(path(4).len(), 3);
+        assert_eq!(star(5).len(), 4);
+        assert_eq!(grid(3, 4).len(), 3 * 3 + 2 * 4);
+        assert_eq!(complete(5).len(), 10);
+        assert_eq!(path(0).len(), 0);
+        assert_eq!(grid(0, 5).num_vertices, 0);
+    }
+}

@@ -1,0 +1,277 @@
+//! Edge lists: SNAP/plain text (`edgelist`), CSV (`csv`) and timestamped lists (`temporal`).
+//!
+//! * One record per line: `u v [w] [more columns, ignored]`. Fields are separated by any run of
+//!   spaces, tabs or commas (so TSV, CSV and SNAP files all parse the same way); `\r\n` line
+//!   endings, blank lines and comment lines starting with `#` or `%` are skipped anywhere.
+//! * Ids are non-negative integers up to `u32::MAX - 1`; by default they are relabelled to
+//!   `0..n` by the builder (the user's ids are kept in the CSR's id map).
+//! * **Header line**: if the first non-comment line does not start with two numeric fields it is
+//!   a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
+//!   This applies to all three variants (CSV files without a header are fine too).
+//! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
+//!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
+//!   dropped when `b` equals the number of records that follow it and `a <= 2b` (a graph with `b`
+//!   edges touches at most `2b` vertices); otherwise it is an ordinary edge. The rule can only
+//!   misfire on a file whose first edge `a b` happens to have `b` equal to the number of the
+//!   remaining edges.
+//! * **KONECT** headers: a first line `% sym|asym <weights>` declares the graph undirected or
+//!   directed; a weight tag `posweighted`, `weighted`, `signed`, `multisigned` or
+//!   `multiposweighted` declares a weight column. Other first lines (`% 2137 128 128`) are
+//!   comments.
+//! * Default: undirected and unweighted (like networkx). With `weighted = true` the third
+//!   column is the weight: `i32` if every weight is an integer in range, otherwise `f64`;
+//!   NaN and infinite weights are errors.
+//! * `temporal`: `u v t` or, weighted, `u v w t`; the times (integers or floats) are returned in
+//!   [`crate::RawEdges::times`], in record order.
+
+use super::*;
+use crate::{Format, RawEdges};
+
+/// What the record parser extracts from each line.
+#[derive(Clone, Debug)]
+pub struct RecordCfg {
+    pub want_w: bool,
+    pub wmode: WeightMode,
+    pub want_t: bool,
+    /// Ids in the file are 1-based (Matrix Market).
+    pub one_based: bool,
+    /// Largest allowed (1-based) row and column index, if declared.
+    pub limits: Option<(u64, u64)>,
+}
+
+#[inline(always)]
+fn id_at(c: &[u8], i: &mut usize, field: usize, cfg: &RecordCfg) -> std::result::Result<u32, String> {
+    let start = *i;
+    let v = parse_id(c, i, field)?;
+    if cfg.one_based {
+        if v == 0 {
+            return Err(format!(
+                "field {field} (\"0\"): expected a 1-based index (indices start at 1)"
+            ));
+        }
+        if let Some((r, k)) = cfg.limits {
+            let (lim, what) = if field == 1 { (r, "rows") } else { (k, "columns") };
+            if v > lim {
+                return Err(format!(
+                    "field {field} (\"{}\"): index exceeds the {lim} {what} declared by the size line",
+                    field_text(c, start)
+                ));
+            }
+        }
+        return Ok((v - 1) as u32);
+    }
+    Ok(v as u32)
+}
+
+/// Parse the records of one chunk: `u v [w] [t] [ignored...]` per line.
+pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
+    let mut p = Part::new(c.len() / 12 + 16);
+    if cfg.want_w {
+        p.w.reserve(c.len() / 12 + 16);
+    }
+    if cfg.want_t {
+        p.t.reserve(c.len() / 12 + 16);
+    }
+    let n = c.len();
+    let mut i = 0;
+    while i < n {
+        let line_start = i;
+        skip_blanks(c, &mut i);
+        if i >= n {
+            break;
+        }
+        let b = c[i];
+        if b == b'\n' {
+            i += 1;
+            p.lines += 1;
+            continue;
+        }
+        if b == b'\r' || b == b'#' || b == b'%' {
+            if skip_line(c, &mut i) {
+                p.lines += 1;
+            }
+            continue;
+        }
+        let r = (|| -> std::result::Result<(), String> {
+            let u = id_at(c, &mut i, 1, cfg)?;
+            skip_seps(c, &mut i);
+            if at_eol(c, i) {
+                return Err(missing(2, "the target vertex id (each line needs at least: source target)"));
+            }
+            let v = id_at(c, &mut i, 2, cfg)?;
+            let mut field = 3;
+            if cfg.want_w {
+                skip_seps(c, &mut i);
+                if at_eol(c, i) {
+                    return Err(missing(field, "the edge weight (the file is read as weighted)"));
+                }
+                let w = parse_weight(c, &mut i, field, cfg.wmode, &mut p.all_int)?;
+                p.w.push(w);
+                field += 1;
+            }
+            if cfg.want_t {
+                skip_seps(c, &mut i);
+                if at_eol(c, i) {
+                    return Err(missing(field, "the timestamp (the file is read as temporal)"));
+                }
+                let t = parse_time(c, &mut i, field)?;
+                p.t.push(t);
+            }
+            p.src.push(u);
+            p.dst.push(v);
+            Ok(())
+        })();
+        if let Err(msg) = r {
+            p.err = Some((line_start, msg));
+            return p;
+        }
+        if skip_line(c, &mut i) {
+            p.lines += 1;
+        }
+    }
+    p
+}
+
+/// What the first lines of an edge list declare.
+#[derive(Debug, Default)]
+struct Preamble {
+    /// Byte offset in the first block where record parsing starts.
+    start: usize,
+    /// Newlines before `start`.
+    start_lines: u64,
+    konect_directed: Option<bool>,
+    konect_weighted: bool,
+    /// A first data line with exactly two integer fields: `(a, b, 1-based line)`.
+    count_line: Option<(u64, u64, u64)>,
+}
+
+fn preamble(block: &[u8]) -> Preamble {
+    let mut pre = Preamble::default();
+    for (k, (off, line)) in lines_with_offsets(block).enumerate() {
+        let trimmed = line.trim_ascii_start();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed[0] == b'#' || trimmed[0] == b'%' {
+            if k == 0 && trimmed[0] == b'%' {
+                let f = fields(&trimmed[1..]);
+                let tag = |i: usize| f.get(i).map(|x| x.to_ascii_lowercase());
+                match tag(0).as_deref() {
+                    Some(b"asym") => pre.konect_directed = Some(true),
+                    Some(b"sym") => pre.konect_directed = Some(false),
+                    _ => {}
+                }
+                if pre.konect_directed.is_some() {
+                    pre.konect_weighted = matches!(
+                        tag(1).as_deref(),
+                        Some(
+                            b"posweighted"
+                                | b"weighted"
+                                | b"signed"
+                                | b"multisigned"
+                                | b"multiposweighted"
+                        )
+                    );
+                }
+            }
+            continue;
+        }
+        let f = fields(line);
+        let numeric = f.len() >= 2 && field_is_number(f[0]) && field_is_number(f[1]);
+        if !numeric {
+            // A header line: skip it.
+            pre.start = (off + line.len()).min(block.len());
+            pre.start_lines = k as u64;
+            if let Some(p) = block[pre.start..].iter().position(|&b| b == b'\n') {
+                pre.start += p + 1;
+                pre.start_lines += 1;
+            } else {
+                pre.start = block.len();
+            }
+            return pre;
+        }
+        pre.start = off;
+        pre.start_lines = k as u64;
+        if f.len() == 2 {
+            if let (Some(a), Some(b)) = (field_u64(f[0]), field_u64(f[1])) {
+                pre.count_line = Some((a, b, k as u64 + 1));
+            }
+        }
+        return pre;
+    }
+    pre.start = block.len();
+    pre.start_lines = count_newlines(block);
+    pre
+}
+
+/// Read an edge list, CSV or temporal file.
+pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges> {
+    let src = Source::open(path)?;
+    let mut br = BlockReader::new(src, opts.progress.clone());
+    let mut lines = Lines {
+        path: path.to_path_buf(),
+        base: 0,
+    };
+    let temporal = format == Format::Temporal;
+    let mut parts = Vec::new();
+    let mut cfg: Option<RecordCfg> = None;
+    let mut pre = Preamble::default();
+    // A count line held back because the records need more than two fields.
+    let mut held: Option<(u64, u64, u64)> = None;
+    while let Some(block) = br.next_block()? {
+        let mut b = block;
+        if cfg.is_none() {
+            pre = preamble(b);
+            let c = RecordCfg {
+                want_w: opts.weighted.unwrap_or(pre.konect_weighted),
+                wmode: WeightMode::Infer,
+                want_t: temporal,
+                one_based: false,
+                limits: None,
+            };
+            b = &b[pre.start..];
+            lines.base = pre.start_lines;
+            if (c.want_w || c.want_t) && pre.count_line.is_some() {
+                held = pre.count_line;
+                let skip = match b.iter().position(|&x| x == b'\n') {
+                    Some(p) => p + 1,
+                    None => b.len(),
+                };
+                b = &b[skip..];
+                lines.base += 1;
+            }
+            cfg = Some(c);
+        }
+        let c = cfg.as_ref().unwrap();
+        parts.extend(parse_block(b, &mut lines, |ch| parse_records(ch, c))?);
+    }
+    let cfg = cfg.unwrap_or(RecordCfg {
+        want_w: opts.weighted.unwrap_or(false),
+        wmode: WeightMode::Infer,
+        want_t: temporal,
+        one_based: false,
+        limits: None,
+    });
+    let mut cols = concat_parts(parts);
+    if let Some((a, b, line)) = held {
+        if cols.src.len() as u64 != b || a > 2 * b {
+            let what = if cfg.want_w {
+                "the edge weight (the file is read as weighted)"
+            } else {
+                "the timestamp (the file is read as temporal)"
+            };
+            return Err(WealdError::parse(path, line, missing(3, what)));
+        }
+    } else if let Some((a, b, _)) = pre.count_line {
+        let rest = cols.src.len() as u64 - 1;
+        if !cols.src.is_empty() && rest == b && a <= 2 * b {
+            cols.src.remove(0);
+            cols.dst.remove(0);
+        }
+    }
+    let n = id_bound(&cols.src, &cols.dst);
+    let directed = opts
+        .directed
+        .unwrap_or(pre.konect_directed.unwrap_or(false));
+    Ok(finish(cols, n, directed, cfg.want_w, cfg.wmode, cfg.want_t))
+}

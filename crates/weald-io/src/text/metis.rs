@@ -1,0 +1,297 @@
+//! METIS / DIMACS-10 adjacency files (`.graph`).
+//!
+//! * `%` comment lines anywhere (they are not vertices);
+//! * header `n m [fmt [ncon]]`: `fmt` has up to three digits `abc`: `c = 1` edge weights,
+//!   `b = 1` vertex weights (`ncon` of them per line, default 1; skipped), `a = 1` vertex sizes
+//!   (one per line; skipped);
+//! * then line `i + 1` (counting non-comment lines after the header) lists the neighbours of
+//!   vertex `i`, 1-based, each followed by its weight when `c = 1`. An empty line is an isolated
+//!   vertex. Extra empty rows after the `n`-th (a trailing empty row is common: karate,
+//!   polblogs) are accepted; a non-empty row beyond the `n`-th is an error; missing trailing
+//!   rows are isolated vertices.
+//! * The graph is undirected and each edge is listed from both ends; `m` counts undirected
+//!   edges (a self loop, listed once, counts once). A count that disagrees with `m`, or lists
+//!   that are not mutually consistent (more `u < v` entries than `u > v`), are errors.
+//! * Read as undirected (the default), each edge is returned once (`u <= v`);
+//!   `directed = Some(true)` returns every listed entry as an arc.
+
+use super::*;
+
+struct Header {
+    n: u64,
+    m: u64,
+    edge_w: bool,
+    vsize: bool,
+    ncon: usize,
+    line: u64,
+    start: usize,
+}
+
+fn header(path: &Path, block: &[u8]) -> Result<Header> {
+    for (k, (off, line)) in lines_with_offsets(block).enumerate() {
+        let t = line.trim_ascii_start();
+        if t.is_empty() || t[0] == b'%' {
+            continue;
+        }
+        let lineno = k as u64 + 1;
+        let f = fields(t);
+        let bad = |msg: String| WealdError::parse(path, lineno, msg);
+        if f.len() < 2 || f.len() > 4 {
+            return Err(bad(format!(
+                "header (\"{}\"): expected `n m [fmt [ncon]]`",
+                String::from_utf8_lossy(t)
+            )));
+        }
+        let names = ["n", "m", "fmt", "ncon"];
+        let mut nums = [0u64; 4];
+        for (j, x) in f.iter().enumerate() {
+            nums[j] = field_u64(x).ok_or_else(|| {
+                bad(format!(
+                    "header field {} (\"{}\"): expected a non-negative integer {}",
+                    j + 1,
+                    String::from_utf8_lossy(x),
+                    names[j]
+                ))
+            })?;
+        }
+        let fmt = f.get(2).map(|x| x.to_vec()).unwrap_or_default();
+        if fmt.len() > 3 || fmt.iter().any(|&d| d != b'0' && d != b'1') {
+            return Err(bad(format!(
+                "header field 3 (\"{}\"): expected fmt of up to three 0/1 digits (e.g. 1, 10, 11, 100)",
+                String::from_utf8_lossy(&fmt)
+            )));
+        }
+        let digit = |from_right: usize| {
+            fmt.len() > from_right && fmt[fmt.len() - 1 - from_right] == b'1'
+        };
+        let vweights = digit(1);
+        let ncon = if f.len() == 4 {
+            nums[3] as usize
+        } else {
+            vweights as usize
+        };
+        if nums[0] > MAX_ID + 1 {
+            return Err(bad(format!("header: n = {} exceeds the u32 id space", nums[0])));
+        }
+        let start = match block[off..].iter().position(|&b| b == b'\n') {
+            Some(p) => off + p + 1,
+            None => block.len(),
+        };
+        return Ok(Header {
+            n: nums[0],
+            m: nums[1],
+            edge_w: digit(0),
+            vsize: digit(2),
+            ncon: if vweights { ncon.min(1 << 16) } else { 0 },
+            line: lineno,
+            start,
+        });
+    }
+    Err(WealdError::parse(
+        path,
+        count_newlines(block) + 1,
+        "missing header line `n m [fmt [ncon]]`",
+    ))
+}
+
+/// Parse rows; `src` holds the row index local to the chunk, `count_a` the number of rows.
+fn parse_chunk(c: &[u8], h: &Header) -> Part {
+    let mut p = Part::new(c.len() / 6 + 16);
+    let mut i = 0;
+    let mut row: u32 = 0;
+    while i < c.len() {
+        let line_start = i;
+        skip_blanks(c, &mut i);
+        if i < c.len() && c[i] == b'%' {
+            if skip_line(c, &mut i) {
+                p.lines += 1;
+            }
+            continue;
+        }
+        let r = (|| -> std::result::Result<(), String> {
+            let mut field = 1;
+            let skip_vals = h.vsize as usize + h.ncon;
+            for _ in 0..skip_vals {
+                skip_blanks(c, &mut i);
+                if at_eol(c, i) {
+                    return Err(missing(field, "a vertex size/weight (declared by the header's fmt)"));
+                }
+                let start = i;
+                if parse_number(c, &mut i).is_none() {
+                    return Err(format!(
+                        "field {field} (\"{}\"): expected a number (vertex size/weight)",
+                        field_text(c, start)
+                    ));
+                }
+                field += 1;
+            }
+            loop {
+                skip_blanks(c, &mut i);
+                if at_eol(c, i) {
+                    return Ok(());
+                }
+                let start = i;
+                let v = parse_id(c, &mut i, field)?;
+                if v == 0 || v > h.n {
+                    return Err(format!(
+                        "field {field} (\"{}\"): expected a neighbour id in 1..={}",
+                        field_text(c, start),
+                        h.n
+                    ));
+                }
+                field += 1;
+                if h.edge_w {
+                    skip_blanks(c, &mut i);
+                    if at_eol(c, i) {
+                        return Err(missing(field, "the edge weight after each neighbour (fmt declares edge weights)"));
+                    }
+                    let w = parse_weight(c, &mut i, field, WeightMode::Infer, &mut p.all_int)?;
+                    p.w.push(w);
+                    field += 1;
+                }
+                p.src.push(row);
+                p.dst.push((v - 1) as u32);
+            }
+        })();
+        if let Err(msg) = r {
+            p.err = Some((line_start, msg));
+            return p;
+        }
+        if skip_line(c, &mut i) {
+            p.lines += 1;
+        }
+        row += 1;
+    }
+    p.count_a = row as u64;
+    p
+}
+
+/// Byte offset of local row `r` in chunk `c`.
+fn row_offset(c: &[u8], r: u64) -> usize {
+    let mut row = 0;
+    for (off, line) in lines_with_offsets(c) {
+        if line.trim_ascii_start().first() == Some(&b'%') {
+            continue;
+        }
+        if row == r {
+            return off;
+        }
+        row += 1;
+    }
+    c.len()
+}
+
+pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
+    let src = Source::open(path)?;
+    let mut br = BlockReader::new(src, opts.progress.clone());
+    let mut lines = Lines {
+        path: path.to_path_buf(),
+        base: 0,
+    };
+    let mut head: Option<Header> = None;
+    let mut parts = Vec::new();
+    let mut rows: u64 = 0;
+    while let Some(block) = br.next_block()? {
+        let mut b = block;
+        if head.is_none() {
+            let h = header(path, b)?;
+            lines.base = count_newlines(&b[..h.start]);
+            b = &b[h.start..];
+            head = Some(h);
+        }
+        let h = head.as_ref().unwrap();
+        let mut parsed = parse_chunks(b, &mut lines, |ch| parse_chunk(ch, h))?;
+        // Turn local rows into vertex ids.
+        let mut bases = Vec::with_capacity(parsed.parts.len());
+        for p in &parsed.parts {
+            bases.push(rows);
+            rows += p.count_a;
+        }
+        for (k, p) in parsed.parts.iter().enumerate() {
+            if bases[k] + p.count_a > h.n {
+                // Rows beyond the n-th must be empty.
+                let first_bad = h.n.saturating_sub(bases[k]);
+                if let Some(&r) = p.src.iter().find(|&&r| r as u64 >= first_bad) {
+                    let off = row_offset(parsed.chunks[k], r as u64);
+                    let l = Lines {
+                        path: path.to_path_buf(),
+                        base: parsed.block_base,
+                    };
+                    let e = l.error(
+                        parsed.bases[k],
+                        parsed.chunks[k],
+                        off,
+                        format!(
+                            "adjacency row {} is beyond the n = {} vertices declared by the header",
+                            bases[k] + r as u64 + 1,
+                            h.n
+                        ),
+                    );
+                    return Err(e);
+                }
+            }
+        }
+        parsed
+            .parts
+            .par_iter_mut()
+            .zip(bases)
+            .for_each(|(p, base)| p.src.iter_mut().for_each(|r| *r += base as u32));
+        parts.extend(parsed.parts);
+    }
+    let Some(h) = head else {
+        return Err(WealdError::parse(path, 1, "empty file: missing header line `n m [fmt [ncon]]`"));
+    };
+    let mut cols = concat_parts(parts);
+    let (lt, gt, loops) = cols
+        .src
+        .par_iter()
+        .zip(cols.dst.par_iter())
+        .map(|(&u, &v)| ((u < v) as u64, (u > v) as u64, (u == v) as u64))
+        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    if lt != gt {
+        return Err(WealdError::parse(
+            path,
+            0,
+            format!("adjacency lists are not symmetric: {lt} entries list a higher neighbour, {gt} a lower one (each edge must appear in both lists)"),
+        ));
+    }
+    if lt + loops != h.m {
+        return Err(WealdError::parse(
+            path,
+            h.line,
+            format!(
+                "header declares m = {} edges (field 2) but the adjacency lists hold {} ({} entries)",
+                h.m,
+                lt + loops,
+                cols.src.len()
+            ),
+        ));
+    }
+    let directed = opts.directed.unwrap_or(false);
+    if !directed {
+        keep_lower(&mut cols, h.edge_w);
+    }
+    let weighted = h.edge_w && opts.weighted != Some(false);
+    if opts.weighted == Some(true) && !h.edge_w {
+        cols.w = vec![1.0; cols.src.len()];
+        cols.all_int = true;
+    }
+    Ok(finish(
+        cols,
+        h.n as usize,
+        directed,
+        weighted || opts.weighted == Some(true),
+        WeightMode::Infer,
+        false,
+    ))
+}
+
+/// Keep entries with `u <= v` (each undirected edge once), in order.
+fn keep_lower(cols: &mut Columns, weighted: bool) {
+    let idx = weald_graph::parallel::pack_index(cols.src.len(), |i| cols.src[i] <= cols.dst[i]);
+    cols.src = idx.par_iter().map(|&i| cols.src[i as usize]).collect();
+    cols.dst = idx.par_iter().map(|&i| cols.dst[i as usize]).collect();
+    if weighted {
+        cols.w = idx.par_iter().map(|&i| cols.w[i as usize]).collect();
+    }
+}

@@ -1,0 +1,700 @@
+//! The text-reading pipeline shared by every text format.
+//!
+//! 1. [`Source`] opens the file; a gzip stream (recognised by its magic bytes `1f 8b`, whatever
+//!    the extension) is decompressed with [`flate2::read::MultiGzDecoder`] on the fly.
+//! 2. [`BlockReader`] reads it in large blocks ([`BLOCK`] bytes, reusing one buffer, so peak memory
+//!    stays at one block plus the parsed arrays). Every block ends at a newline; the partial last
+//!    line is carried over to the next block.
+//! 3. [`split_chunks`] cuts a block at newline boundaries into a few chunks per thread, which the
+//!    format's chunk parser handles in parallel (rayon), each into its own [`Part`].
+//! 4. The parts are concatenated in order with [`weald_graph::parallel::concat`].
+//!
+//! Numbers are parsed by hand ([`parse_id`], [`parse_weight`]): ids never go through
+//! `str::parse`. Line numbers are not tracked per record: each chunk only counts its lines, and
+//! when a chunk reports an error at a byte offset the exact line is recomputed by counting the
+//! newlines before it ([`Lines::error`]).
+
+pub mod dimacs;
+pub mod edgelist;
+pub mod ligra;
+pub mod metis;
+pub mod mtx;
+
+use crate::{Edges, LoadOptions, Progress, RawEdges};
+use weald_graph::EdgeList;
+use flate2::read::MultiGzDecoder;
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use weald_graph::{Result, WealdError};
+
+/// Size of one read block (64 MiB).
+pub const BLOCK: usize = 64 << 20;
+
+/// The largest vertex id a file may use (`u32::MAX` is reserved).
+pub const MAX_ID: u64 = u32::MAX as u64 - 1;
+
+/// A `Read` that counts the bytes it hands out (compressed bytes for a gzip file).
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.count.fetch_add(k as u64, Ordering::Relaxed);
+        Ok(k)
+    }
+}
+
+/// An opened input file (decompressed if gzip).
+pub struct Source {
+    pub path: PathBuf,
+    reader: Box<dyn Read + Send>,
+    /// File size in bytes (compressed size for gzip).
+    pub total: u64,
+    done: Arc<AtomicU64>,
+    pub gzip: bool,
+}
+
+impl Source {
+    pub fn open(path: &Path) -> Result<Source> {
+        let mut f = File::open(path).map_err(|e| WealdError::io(path, e))?;
+        let total = f.metadata().map_err(|e| WealdError::io(path, e))?.len();
+        let mut magic = [0u8; 2];
+        let mut got = 0;
+        while got < 2 {
+            match f.read(&mut magic[got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(WealdError::io(path, e)),
+            }
+        }
+        let head = io::Cursor::new(magic[..got].to_vec());
+        let done = Arc::new(AtomicU64::new(0));
+        let counted = Counting {
+            inner: head.chain(f),
+            count: done.clone(),
+        };
+        let gzip = got == 2 && magic == [0x1f, 0x8b];
+        let reader: Box<dyn Read + Send> = if gzip {
+            Box::new(MultiGzDecoder::new(counted))
+        } else {
+            Box::new(counted)
+        };
+        Ok(Source {
+            path: path.to_path_buf(),
+            reader,
+            total,
+            done,
+            gzip,
+        })
+    }
+}
+
+/// Reads a [`Source`] block by block; every block but the last ends with `\n`.
+pub struct BlockReader {
+    src: Source,
+    buf: Vec<u8>,
+    /// `buf[..filled]` holds data; `buf[start..filled]` is the carried-over partial line.
+    filled: usize,
+    start: usize,
+    eof: bool,
+    block: usize,
+    progress: Option<Progress>,
+}
+
+impl BlockReader {
+    pub fn new(src: Source, progress: Option<Progress>) -> Self {
+        Self::with_block(src, progress, BLOCK)
+    }
+
+    pub fn with_block(src: Source, progress: Option<Progress>, block: usize) -> Self {
+        let initial = if src.gzip {
+            block.min(4 * src.total as usize + 4096)
+        } else {
+            block.min(src.total as usize + 1)
+        };
+        BlockReader {
+            src,
+            buf: vec![0; initial.max(16)],
+            filled: 0,
+            start: 0,
+            eof: false,
+            block,
+            progress,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.src.path
+    }
+
+    /// The next block, or `None` at the end of the input.
+    pub fn next_block(&mut self) -> Result<Option<&[u8]>> {
+        // Move the carried partial line to the front.
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
+            self.start = 0;
+        }
+        if self.eof && self.filled == 0 {
+            return Ok(None);
+        }
+        loop {
+            // Fill up to the block size (or the buffer's end).
+            while !self.eof && self.filled < self.buf.len() {
+                match self.src.reader.read(&mut self.buf[self.filled..]) {
+                    Ok(0) => self.eof = true,
+                    Ok(k) => self.filled += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(WealdError::io(&self.src.path, e)),
+                }
+            }
+            if self.eof {
+                break;
+            }
+            if self.buf[..self.filled].contains(&b'\n') {
+                break;
+            }
+            // One line longer than the buffer: grow it.
+            let grow = self.buf.len().max(self.block.min(1 << 20));
+            self.buf.resize(self.buf.len() + grow, 0);
+        }
+        if let Some(p) = &self.progress {
+            p(self.src.done.load(Ordering::Relaxed), self.src.total);
+        }
+        let end = if self.eof {
+            self.filled
+        } else {
+            match self.buf[..self.filled].iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => self.filled,
+            }
+        };
+        if end == 0 {
+            return Ok(None);
+        }
+        // The next call moves `buf[end..filled]` to the front.
+        self.start = end;
+        if !self.eof && self.buf.len() < self.block {
+            // Small initial guess (gzip): let the buffer grow towards a full block.
+            let target = (self.buf.len() * 2).min(self.block);
+            self.buf.resize(target, 0);
+        }
+        Ok(Some(&self.buf[..end]))
+    }
+}
+
+/// Cut `block` into about `rayon::current_num_threads() * 4` chunks at newline boundaries.
+pub fn split_chunks(block: &[u8]) -> Vec<&[u8]> {
+    let pieces = rayon::current_num_threads().max(1) * 4;
+    let target = (block.len() / pieces).max(1 << 18);
+    let mut out = Vec::with_capacity(pieces + 1);
+    let mut a = 0;
+    while a < block.len() {
+        let mut b = (a + target).min(block.len());
+        if b < block.len() {
+            b = match block[b..].iter().position(|&c| c == b'\n') {
+                Some(i) => b + i + 1,
+                None => block.len(),
+            };
+        }
+        out.push(&block[a..b]);
+        a = b;
+    }
+    out
+}
+
+/// Number of `\n` bytes in `s`.
+pub fn count_newlines(s: &[u8]) -> u64 {
+    s.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Line bookkeeping across blocks and chunks, used to turn a byte offset into a line number.
+pub struct Lines {
+    pub path: PathBuf,
+    /// Lines before the current block.
+    pub base: u64,
+}
+
+impl Lines {
+    /// The error for a fault at byte `offset` of `chunk`, whose first line is `chunk_base + 1`.
+    pub fn error(&self, chunk_base: u64, chunk: &[u8], offset: usize, msg: String) -> WealdError {
+        let line = self.base + chunk_base + count_newlines(&chunk[..offset.min(chunk.len())]) + 1;
+        WealdError::parse(&self.path, line, msg)
+    }
+}
+
+/// How a weight column is interpreted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WeightMode {
+    /// Integers if every weight is an `i32`, else floats.
+    Infer,
+    /// Integers only (DIMACS, Matrix Market `integer`).
+    Int,
+    /// Floats (Matrix Market `real`).
+    Float,
+}
+
+/// What one chunk produced.
+#[derive(Default)]
+pub struct Part {
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    /// Weights as f64 (exact for i32).
+    pub w: Vec<f64>,
+    pub t: Vec<f64>,
+    /// Ligra offsets.
+    pub offs: Vec<u64>,
+    /// Newlines in the chunk (up to the error, if any).
+    pub lines: u64,
+    /// Every weight so far parsed as an i32.
+    pub all_int: bool,
+    /// Format-specific counters.
+    pub count_a: u64,
+    pub count_b: u64,
+    /// First error: byte offset (start of the line) and message.
+    pub err: Option<(usize, String)>,
+}
+
+impl Part {
+    pub fn new(len_hint: usize) -> Part {
+        Part {
+            src: Vec::with_capacity(len_hint),
+            dst: Vec::with_capacity(len_hint),
+            all_int: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// Parse every chunk of `block` in parallel with `f`; return the parts (and an error, if any
+/// chunk failed, with its exact line). Advances `lines.base` past the block.
+pub fn parse_block<F>(block: &[u8], lines: &mut Lines, f: F) -> Result<Vec<Part>>
+where
+    F: Fn(&[u8]) -> Part + Sync,
+{
+    Ok(parse_chunks(block, lines, f)?.parts)
+}
+
+/// The chunks of a block, their parts, and the line base of each chunk within the block.
+pub struct Parsed<'a> {
+    pub chunks: Vec<&'a [u8]>,
+    pub parts: Vec<Part>,
+    pub bases: Vec<u64>,
+    /// Lines before the block.
+    pub block_base: u64,
+}
+
+/// Like [`parse_block`], keeping the chunks (for checks that need to find a line later).
+pub fn parse_chunks<'a, F>(block: &'a [u8], lines: &mut Lines, f: F) -> Result<Parsed<'a>>
+where
+    F: Fn(&[u8]) -> Part + Sync,
+{
+    let chunks = split_chunks(block);
+    let parts: Vec<Part> = chunks.par_iter().map(|c| f(c)).collect();
+    let mut base = 0;
+    let mut bases = Vec::with_capacity(chunks.len());
+    for (c, p) in chunks.iter().zip(&parts) {
+        if let Some((off, msg)) = &p.err {
+            return Err(lines.error(base, c, *off, msg.clone()));
+        }
+        bases.push(base);
+        base += p.lines;
+    }
+    let block_base = lines.base;
+    lines.base += base;
+    Ok(Parsed {
+        chunks,
+        parts,
+        bases,
+        block_base,
+    })
+}
+
+/// The concatenated columns of all parts.
+pub struct Columns {
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub w: Vec<f64>,
+    pub t: Vec<f64>,
+    pub all_int: bool,
+}
+
+pub fn concat_parts(parts: Vec<Part>) -> Columns {
+    let all_int = parts.iter().all(|p| p.all_int);
+    let mut src = Vec::with_capacity(parts.len());
+    let mut dst = Vec::with_capacity(parts.len());
+    let mut w = Vec::with_capacity(parts.len());
+    let mut t = Vec::with_capacity(parts.len());
+    for p in parts {
+        src.push(p.src);
+        dst.push(p.dst);
+        w.push(p.w);
+        t.push(p.t);
+    }
+    use weald_graph::parallel::concat;
+    Columns {
+        src: concat(src),
+        dst: concat(dst),
+        w: concat(w),
+        t: concat(t),
+        all_int,
+    }
+}
+
+/// Largest id in both columns plus one (0 when empty).
+pub fn id_bound(src: &[u32], dst: &[u32]) -> usize {
+    src.par_iter()
+        .chain(dst.par_iter())
+        .max()
+        .map_or(0, |&m| m as usize + 1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field scanning and number parsing.
+
+#[inline(always)]
+pub fn is_sep(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b','
+}
+
+#[inline(always)]
+pub fn is_eol(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// Skip separators (spaces, tabs, commas) from `*i`.
+#[inline(always)]
+pub fn skip_seps(c: &[u8], i: &mut usize) {
+    while *i < c.len() && is_sep(c[*i]) {
+        *i += 1;
+    }
+}
+
+/// Skip spaces and tabs (not commas).
+#[inline(always)]
+pub fn skip_blanks(c: &[u8], i: &mut usize) {
+    while *i < c.len() && (c[*i] == b' ' || c[*i] == b'\t') {
+        *i += 1;
+    }
+}
+
+/// `true` if `*i` is at the end of the line (or of the chunk).
+#[inline(always)]
+pub fn at_eol(c: &[u8], i: usize) -> bool {
+    i >= c.len() || is_eol(c[i])
+}
+
+/// Move `*i` past the next `\n` (or to the end); returns `true` if a newline was consumed.
+#[inline(always)]
+pub fn skip_line(c: &[u8], i: &mut usize) -> bool {
+    match c[*i..].iter().position(|&b| b == b'\n') {
+        Some(k) => {
+            *i += k + 1;
+            true
+        }
+        None => {
+            *i = c.len();
+            false
+        }
+    }
+}
+
+/// The text of the field starting at `i` (up to a separator or the end of line), for messages.
+pub fn field_text(c: &[u8], i: usize) -> String {
+    let mut j = i;
+    while j < c.len() && !is_sep(c[j]) && !is_eol(c[j]) {
+        j += 1;
+    }
+    let s = String::from_utf8_lossy(&c[i..j]);
+    if s.chars().count() > 40 {
+        let t: String = s.chars().take(37).collect();
+        format!("{t}...")
+    } else {
+        s.into_owned()
+    }
+}
+
+/// Parse a non-negative integer vertex id at `*i` (field number `field`, 1-based, for messages).
+/// On success `*i` is just past the digits.
+#[inline(always)]
+pub fn parse_id(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<u64, String> {
+    let start = *i;
+    let mut j = start;
+    let mut v: u64 = 0;
+    while j < c.len() {
+        let d = c[j].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = (v * 10 + d as u64).min(1 << 40);
+        j += 1;
+    }
+    if j == start || (j < c.len() && !is_sep(c[j]) && !is_eol(c[j])) {
+        return Err(bad_id(c, start, field));
+    }
+    if v > MAX_ID {
+        return Err(format!(
+            "field {field} (\"{}\"): vertex id exceeds the largest supported id {MAX_ID}",
+            field_text(c, start)
+        ));
+    }
+    *i = j;
+    Ok(v)
+}
+
+#[cold]
+fn bad_id(c: &[u8], start: usize, field: usize) -> String {
+    let text = field_text(c, start);
+    if text.starts_with('-') {
+        format!("field {field} (\"{text}\"): expected a non-negative integer vertex id (ids cannot be negative)")
+    } else {
+        format!("field {field} (\"{text}\"): expected a non-negative integer vertex id")
+    }
+}
+
+/// The message for a missing field.
+#[cold]
+pub fn missing(field: usize, what: &str) -> String {
+    format!("field {field}: missing; expected {what}")
+}
+
+/// Parse a plain integer (optional sign, digits) that fits in i64 at `*i`, if the whole field
+/// is one. Does not move `*i` on failure.
+#[inline(always)]
+fn parse_int_field(c: &[u8], i: &mut usize) -> Option<i64> {
+    let mut j = *i;
+    let neg = j < c.len() && c[j] == b'-';
+    if neg || (j < c.len() && c[j] == b'+') {
+        j += 1;
+    }
+    let ds = j;
+    let mut v: i64 = 0;
+    while j < c.len() {
+        let d = c[j].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.saturating_mul(10).saturating_add(d as i64);
+        j += 1;
+    }
+    if j == ds || (j < c.len() && !is_sep(c[j]) && !is_eol(c[j])) || j - ds > 18 {
+        return None;
+    }
+    *i = j;
+    Some(if neg { -v } else { v })
+}
+
+/// Parse a numeric field at `*i` as f64 (finite). Returns the value and whether it was an
+/// integer literal within i32.
+#[inline(always)]
+pub fn parse_number(c: &[u8], i: &mut usize) -> Option<(f64, bool)> {
+    if let Some(v) = parse_int_field(c, i) {
+        return Some((v as f64, v >= i32::MIN as i64 && v <= i32::MAX as i64));
+    }
+    let start = *i;
+    let mut j = start;
+    while j < c.len() && !is_sep(c[j]) && !is_eol(c[j]) {
+        j += 1;
+    }
+    let s = std::str::from_utf8(&c[start..j]).ok()?;
+    let v: f64 = s.parse().ok()?;
+    if !v.is_finite() {
+        return None;
+    }
+    *i = j;
+    Some((v, false))
+}
+
+/// Parse a weight field (number `field`) under `mode`; updates `all_int`.
+#[inline(always)]
+pub fn parse_weight(
+    c: &[u8],
+    i: &mut usize,
+    field: usize,
+    mode: WeightMode,
+    all_int: &mut bool,
+) -> std::result::Result<f64, String> {
+    let start = *i;
+    match parse_number(c, i) {
+        Some((v, is_int)) => {
+            if mode == WeightMode::Int && !is_int {
+                *i = start;
+                return Err(format!(
+                    "field {field} (\"{}\"): expected an integer weight (32-bit)",
+                    field_text(c, start)
+                ));
+            }
+            *all_int &= is_int;
+            Ok(v)
+        }
+        None => Err(format!(
+            "field {field} (\"{}\"): expected a finite number as the edge weight",
+            field_text(c, start)
+        )),
+    }
+}
+
+/// Parse a timestamp field (int or float).
+#[inline(always)]
+pub fn parse_time(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<f64, String> {
+    let start = *i;
+    parse_number(c, i).map(|x| x.0).ok_or_else(|| {
+        format!(
+            "field {field} (\"{}\"): expected a finite number as the timestamp",
+            field_text(c, start)
+        )
+    })
+}
+
+/// Split a line into fields (for the sequential preamble code).
+pub fn fields(line: &[u8]) -> Vec<&[u8]> {
+    line.split(|&b| is_sep(b) || is_eol(b))
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// Lines of `block` with their byte offsets (for preambles), without the trailing `\r\n`.
+pub fn lines_with_offsets(block: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= block.len() {
+            return None;
+        }
+        let start = pos;
+        let end = match block[pos..].iter().position(|&b| b == b'\n') {
+            Some(k) => pos + k,
+            None => block.len(),
+        };
+        pos = end + 1;
+        let mut line = &block[start..end];
+        while let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        Some((start, line))
+    })
+}
+
+/// Parse a whole field as an unsigned integer (preamble use).
+pub fn field_u64(f: &[u8]) -> Option<u64> {
+    if f.is_empty() || f.len() > 19 || !f.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(f).ok()?.parse().ok()
+}
+
+/// `true` if the whole field is a number.
+pub fn field_is_number(f: &[u8]) -> bool {
+    std::str::from_utf8(f)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .is_some()
+}
+
+/// Turn parsed columns into [`RawEdges`]: weights become `i32` under [`WeightMode::Int`], or
+/// under [`WeightMode::Infer`] when every weight was an `i32`; `f64` otherwise.
+pub fn finish(
+    cols: Columns,
+    n: usize,
+    directed: bool,
+    weighted: bool,
+    mode: WeightMode,
+    times: bool,
+) -> RawEdges {
+    let Columns {
+        src,
+        dst,
+        w,
+        t,
+        all_int,
+    } = cols;
+    let m = src.len();
+    let edges = if !weighted {
+        Edges::Unweighted(EdgeList {
+            num_vertices: n,
+            src,
+            dst,
+            weights: vec![(); m],
+        })
+    } else if mode == WeightMode::Int || (mode == WeightMode::Infer && all_int) {
+        Edges::Int(EdgeList {
+            num_vertices: n,
+            src,
+            dst,
+            weights: w.par_iter().map(|&x| x as i32).collect(),
+        })
+    } else {
+        Edges::Float(EdgeList {
+            num_vertices: n,
+            src,
+            dst,
+            weights: w,
+        })
+    };
+    RawEdges {
+        edges,
+        directed,
+        times: times.then_some(t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_and_fail_precisely() {
+        let c = b"12 x";
+        let mut i = 0;
+        assert_eq!(parse_id(c, &mut i, 1), Ok(12));
+        assert_eq!(i, 2);
+        let mut i = 3;
+        assert!(parse_id(c, &mut i, 2).unwrap_err().contains("field 2 (\"x\")"));
+        let c = b"-4\n";
+        let mut i = 0;
+        assert!(parse_id(c, &mut i, 1).unwrap_err().contains("negative"));
+        let c = b"4294967295 1";
+        let mut i = 0;
+        assert!(parse_id(c, &mut i, 1).unwrap_err().contains("exceeds"));
+        let c = b"4294967294\r\n";
+        let mut i = 0;
+        assert_eq!(parse_id(c, &mut i, 1), Ok(4294967294));
+        let c = b"99999999999999999999999999999";
+        let mut i = 0;
+        assert!(parse_id(c, &mut i, 1).unwrap_err().contains("exceeds"));
+    }
+
+    #[test]
+    fn numbers() {
+        let mut i = 0;
+        assert_eq!(parse_number(b"-3 ", &mut i), Some((-3.0, true)));
+        let mut i = 0;
+        assert_eq!(parse_number(b"2.5\n", &mut i), Some((2.5, false)));
+        let mut i = 0;
+        assert_eq!(parse_number(b"3000000000", &mut i), Some((3e9, false)));
+        let mut i = 0;
+        assert_eq!(parse_number(b"nan", &mut i), None);
+        let mut i = 0;
+        assert_eq!(parse_number(b"inf", &mut i), None);
+    }
+
+    #[test]
+    fn chunks_cover_block_at_newlines() {
+        let mut block = Vec::new();
+        for k in 0..200_000 {
+            block.extend_from_slice(format!("{k} {}\n", k + 1).as_bytes());
+        }
+        let chunks = split_chunks(&block);
+        assert_eq!(chunks.iter().map(|c| c.len()).sum::<usize>(), block.len());
+        for c in &chunks {
+            assert_eq!(*c.last().unwrap(), b'\n');
+        }
+    }
+}

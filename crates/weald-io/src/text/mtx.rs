@@ -1,0 +1,208 @@
+//! Matrix Market coordinate files (`.mtx`, `.mm`).
+//!
+//! * Banner `%%MatrixMarket matrix coordinate <field> <symmetry>` (case-insensitive), with field
+//!   `pattern` (unweighted), `integer` (`i32` weights) or `real` (`f64` weights), and symmetry
+//!   `general` (a directed graph) or `symmetric` (undirected; only one triangle is stored).
+//!   `array` matrices, `complex` values and `skew-symmetric`/`hermitian` are unsupported.
+//! * `%` comment lines, then the size line `rows cols nnz`, then `nnz` entries `i j [value]`,
+//!   1-based. `n = max(rows, cols)`.
+//! * The size line must agree with the entries: an index above `rows`/`cols` is an error on the
+//!   entry's line, and a count other than `nnz` is an error naming the size line.
+//! * With `weighted = Some(true)` a pattern matrix gets unit (`i32`) weights; with
+//!   `Some(false)` the values are ignored. Forcing `directed = Some(true)` on a symmetric matrix
+//!   mirrors every off-diagonal entry, so the directed graph has both arcs.
+
+use super::edgelist::{parse_records, RecordCfg};
+use super::*;
+
+struct Header {
+    field: Field,
+    symmetric: bool,
+    rows: u64,
+    cols: u64,
+    nnz: u64,
+    size_line: u64,
+    start: usize,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Field {
+    Pattern,
+    Integer,
+    Real,
+}
+
+fn header(path: &Path, block: &[u8]) -> Result<Header> {
+    let mut it = lines_with_offsets(block).enumerate();
+    let banner = match it.next() {
+        Some((_, (_, l))) => l,
+        None => return Err(WealdError::parse(path, 1, "empty file: expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`")),
+    };
+    let toks: Vec<String> = banner
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| String::from_utf8_lossy(t).to_ascii_lowercase())
+        .collect();
+    if toks.first().map(String::as_str) != Some("%%matrixmarket") {
+        return Err(WealdError::parse(
+            path,
+            1,
+            "expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`",
+        ));
+    }
+    let tok = |i: usize| toks.get(i).map(String::as_str).unwrap_or("");
+    if tok(1) != "matrix" || tok(2) != "coordinate" {
+        return Err(WealdError::Unsupported(format!(
+            "{}: only `matrix coordinate` Matrix Market files hold graphs (found `{} {}`)",
+            path.display(),
+            tok(1),
+            tok(2)
+        )));
+    }
+    let field = match tok(3) {
+        "pattern" => Field::Pattern,
+        "integer" => Field::Integer,
+        "real" | "double" => Field::Real,
+        other => {
+            return Err(WealdError::Unsupported(format!(
+                "{}: Matrix Market field `{other}` (expected pattern, integer or real)",
+                path.display()
+            )))
+        }
+    };
+    let symmetric = match tok(4) {
+        "general" => false,
+        "symmetric" => true,
+        other => {
+            return Err(WealdError::Unsupported(format!(
+                "{}: Matrix Market symmetry `{other}` (expected general or symmetric)",
+                path.display()
+            )))
+        }
+    };
+    for (k, (off, line)) in it {
+        let t = line.trim_ascii_start();
+        if t.is_empty() || t[0] == b'%' {
+            continue;
+        }
+        let f = fields(line);
+        let nums: Vec<Option<u64>> = f.iter().map(|x| field_u64(x)).collect();
+        if f.len() != 3 || nums.iter().any(Option::is_none) {
+            return Err(WealdError::parse(
+                path,
+                k as u64 + 1,
+                format!(
+                    "size line (\"{}\"): expected three non-negative integers `rows cols nnz`",
+                    String::from_utf8_lossy(line)
+                ),
+            ));
+        }
+        let (rows, cols, nnz) = (nums[0].unwrap(), nums[1].unwrap(), nums[2].unwrap());
+        if rows.max(cols) > MAX_ID + 1 {
+            return Err(WealdError::parse(
+                path,
+                k as u64 + 1,
+                format!("size line: {} rows/columns exceed the u32 id space", rows.max(cols)),
+            ));
+        }
+        let start = match block[off..].iter().position(|&b| b == b'\n') {
+            Some(p) => off + p + 1,
+            None => block.len(),
+        };
+        return Ok(Header {
+            field,
+            symmetric,
+            rows,
+            cols,
+            nnz,
+            size_line: k as u64 + 1,
+            start,
+        });
+    }
+    Err(WealdError::parse(
+        path,
+        count_newlines(block) + 1,
+        "missing size line `rows cols nnz`",
+    ))
+}
+
+pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
+    let src = Source::open(path)?;
+    let mut br = BlockReader::new(src, opts.progress.clone());
+    let mut lines = Lines {
+        path: path.to_path_buf(),
+        base: 0,
+    };
+    let mut head: Option<(Header, RecordCfg)> = None;
+    let mut parts = Vec::new();
+    while let Some(block) = br.next_block()? {
+        let mut b = block;
+        if head.is_none() {
+            let h = header(path, b)?;
+            let cfg = RecordCfg {
+                want_w: h.field != Field::Pattern && opts.weighted != Some(false),
+                wmode: if h.field == Field::Integer {
+                    WeightMode::Int
+                } else {
+                    WeightMode::Float
+                },
+                want_t: false,
+                one_based: true,
+                limits: Some((h.rows, h.cols)),
+            };
+            lines.base = count_newlines(&b[..h.start]);
+            b = &b[h.start..];
+            head = Some((h, cfg));
+        }
+        let cfg = &head.as_ref().unwrap().1;
+        parts.extend(parse_block(b, &mut lines, |ch| parse_records(ch, cfg))?);
+    }
+    let Some((h, cfg)) = head else {
+        return Err(WealdError::parse(
+            path,
+            1,
+            "empty file: expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`",
+        ));
+    };
+    let mut cols = concat_parts(parts);
+    if cols.src.len() as u64 != h.nnz {
+        return Err(WealdError::parse(
+            path,
+            h.size_line,
+            format!(
+                "size line declares {} entries (field 3) but the file holds {}",
+                h.nnz,
+                cols.src.len()
+            ),
+        ));
+    }
+    let directed = opts.directed.unwrap_or(!h.symmetric);
+    let weighted = opts.weighted.unwrap_or(h.field != Field::Pattern);
+    let mut mode = cfg.wmode;
+    if weighted && !cfg.want_w {
+        // Pattern matrix read as weighted: unit weights.
+        cols.w = vec![1.0; cols.src.len()];
+        mode = WeightMode::Int;
+    }
+    if h.symmetric && directed {
+        mirror(&mut cols, weighted);
+    }
+    let n = h.rows.max(h.cols) as usize;
+    Ok(finish(cols, n, directed, weighted, mode, false))
+}
+
+/// Append the reverse of every off-diagonal entry.
+fn mirror(cols: &mut Columns, weighted: bool) {
+    let keep: Vec<usize> = (0..cols.src.len())
+        .filter(|&i| cols.src[i] != cols.dst[i])
+        .collect();
+    for &i in &keep {
+        let (u, v) = (cols.src[i], cols.dst[i]);
+        cols.src.push(v);
+        cols.dst.push(u);
+        if weighted {
+            let w = cols.w[i];
+            cols.w.push(w);
+        }
+    }
+}
