@@ -1,1 +1,464 @@
-//! (to be written)
+//! Single-source shortest paths on weighted graphs.
+//!
+//! | algorithm | file | weights |
+//! |---|---|---|
+//! | delta-stepping (Meyer & Sanders 2003), on Julienne buckets | [`delta_stepping`] | non-negative |
+//! | frontier-based parallel Bellman-Ford | [`bellman_ford`] | any; detects negative cycles |
+//!
+//! Both follow out-arcs, so on a directed graph they compute distances *from* the source along
+//! arc directions; on a symmetric graph every edge is usable both ways. Both return an
+//! [`Output`] whose `parent` array is a shortest-path tree chosen deterministically (the same
+//! at every thread count): see [`shortest_path_parents`].
+//!
+//! [`verify`] checks an output against the graph and against a sequential Dijkstra (non-negative
+//! weights) or a sequential Bellman-Ford (otherwise).
+
+pub mod bellman_ford;
+pub mod delta_stepping;
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use weald_graph::parallel::{concat, pack_index};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX};
+
+/// Shortest-path distances and a shortest-path tree from one source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output<D> {
+    /// `dist[v]`: length of a shortest path from the source to `v`; `D::INF` if unreachable.
+    pub dist: Vec<D>,
+    /// `parent[v]`: the vertex before `v` on a shortest path (`u32::MAX` if unreachable;
+    /// `parent[source] == source`).
+    pub parent: Vec<Vertex>,
+}
+
+/// The distance type of a graph's weights.
+pub type DistOf<G> = <<G as Graph>::W as Weight>::Dist;
+
+/// `WealdError::WeightMismatch` for unweighted graphs.
+pub(crate) fn require_weighted<G: Graph>(algorithm: &str) -> Result<()> {
+    if <G::W as Weight>::WEIGHTED {
+        Ok(())
+    } else {
+        Err(WealdError::WeightMismatch(format!(
+            "sssp needs a weighted graph; this one is unweighted ({algorithm} was asked for). \
+             Load the graph with weights, or run bfs for hop distances"
+        )))
+    }
+}
+
+/// `WealdError::VertexOutOfRange` unless `source < n`.
+pub(crate) fn require_vertex<G: Graph>(g: &G, source: Vertex) -> Result<()> {
+    if (source as usize) < g.num_vertices() {
+        Ok(())
+    } else {
+        Err(WealdError::VertexOutOfRange {
+            vertex: source as u64,
+            num_vertices: g.num_vertices() as u64,
+        })
+    }
+}
+
+/// Distances as atomics holding `DistValue::to_ordered_bits`, for atomic min.
+pub(crate) fn new_distances<D: DistValue>(n: usize, source: Vertex) -> Vec<AtomicU64> {
+    let inf = D::INF.to_ordered_bits();
+    let dist: Vec<AtomicU64> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU64::new(inf))
+        .collect();
+    dist[source as usize].store(D::ZERO.to_ordered_bits(), Relaxed);
+    dist
+}
+
+/// Decode atomic distances.
+pub(crate) fn finish_distances<D: DistValue>(dist: Vec<AtomicU64>) -> Vec<D> {
+    dist.into_par_iter()
+        .with_min_len(4096)
+        .map(|d| D::from_ordered_bits(d.into_inner()))
+        .collect()
+}
+
+/// Relax every out-arc of the `frontier` vertices. Returns the vertices whose distance
+/// decreased, each once (`queued` marks them; the caller must clear the marks).
+pub(crate) fn relax_frontier<G: Graph>(
+    g: &G,
+    frontier: &[Vertex],
+    dist: &[AtomicU64],
+    queued: &[AtomicBool],
+) -> Vec<Vertex> {
+    let relax = |u: Vertex, out: &mut Vec<Vertex>| {
+        let du = DistOf::<G>::from_ordered_bits(dist[u as usize].load(Relaxed));
+        g.for_each_out(u, |v, w| {
+            let nd = du.plus(w.to_dist()).to_ordered_bits();
+            let slot = &dist[v as usize];
+            if nd < slot.load(Relaxed)
+                && nd < slot.fetch_min(nd, Relaxed)
+                && !queued[v as usize].load(Relaxed)
+                && !queued[v as usize].swap(true, Relaxed)
+            {
+                out.push(v);
+            }
+            true
+        });
+    };
+    if frontier.len() < 64 {
+        let mut out = Vec::new();
+        for &u in frontier {
+            relax(u, &mut out);
+        }
+        out
+    } else {
+        let parts: Vec<Vec<Vertex>> = frontier
+            .par_iter()
+            .with_min_len(16)
+            .fold(Vec::new, |mut out, &u| {
+                relax(u, &mut out);
+                out
+            })
+            .collect();
+        concat(parts)
+    }
+}
+
+/// A deterministic shortest-path tree for final distances `dist`.
+///
+/// An arc `u→v` is *tight* when `dist[u] + w == dist[v]` (exactly: both algorithms compute the
+/// final `dist[v]` as such a sum). With `strict_first` (non-negative weights), `parent[v]` is the
+/// smallest `u` with a tight arc and `dist[u] < dist[v]`: one parallel pass, and acyclic since
+/// distances strictly grow along the chosen arcs. Vertices left without a parent (only tight
+/// arcs of equal distance reach them: zero weights) and, without `strict_first`, all vertices,
+/// get one by a breadth-first search over tight arcs from the vertices already assigned: the
+/// smallest tight predecessor assigned in the previous round. This is a tree even with
+/// zero-weight cycles (where "smallest tight predecessor" alone could form a cycle).
+pub fn shortest_path_parents<G: Graph>(
+    g: &G,
+    source: Vertex,
+    dist: &[DistOf<G>],
+    strict_first: bool,
+) -> Vec<Vertex> {
+    let n = g.num_vertices();
+    let bits: Vec<u64> = dist
+        .par_iter()
+        .with_min_len(4096)
+        .map(|d| d.to_ordered_bits())
+        .collect();
+    let inf = DistOf::<G>::INF.to_ordered_bits();
+    let parent: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU32::new(NO_VERTEX))
+        .collect();
+    parent[source as usize].store(source, Relaxed);
+    let frontier: Vec<Vertex> = if strict_first {
+        (0..n as Vertex)
+            .into_par_iter()
+            .with_min_len(256)
+            .for_each(|u| {
+                let bu = bits[u as usize];
+                if bu == inf {
+                    return;
+                }
+                let du = dist[u as usize];
+                g.for_each_out(u, |v, w| {
+                    let bv = bits[v as usize];
+                    if v != source && bu < bv && du.plus(w.to_dist()).to_ordered_bits() == bv {
+                        parent[v as usize].fetch_min(u, Relaxed);
+                    }
+                    true
+                });
+            });
+        let missing = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .any(|v| bits[v] != inf && parent[v].load(Relaxed) == NO_VERTEX);
+        if missing {
+            pack_index(n, |v| parent[v].load(Relaxed) != NO_VERTEX)
+        } else {
+            Vec::new()
+        }
+    } else {
+        vec![source]
+    };
+    tight_bfs(g, &bits, dist, &parent, frontier);
+    parent.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// Breadth-first search over tight arcs from `frontier`, giving each unassigned reached vertex
+/// the smallest tight predecessor of the previous round.
+fn tight_bfs<G: Graph>(
+    g: &G,
+    bits: &[u64],
+    dist: &[DistOf<G>],
+    parent: &[AtomicU32],
+    mut frontier: Vec<Vertex>,
+) {
+    if frontier.is_empty() {
+        return;
+    }
+    let n = g.num_vertices();
+    let cand: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NO_VERTEX)).collect();
+    while !frontier.is_empty() {
+        let parts: Vec<Vec<Vertex>> = frontier
+            .par_iter()
+            .with_min_len(64)
+            .fold(Vec::new, |mut out, &u| {
+                let du = dist[u as usize];
+                g.for_each_out(u, |v, w| {
+                    if parent[v as usize].load(Relaxed) == NO_VERTEX
+                        && du.plus(w.to_dist()).to_ordered_bits() == bits[v as usize]
+                        && cand[v as usize].fetch_min(u, Relaxed) == NO_VERTEX
+                    {
+                        out.push(v);
+                    }
+                    true
+                });
+                out
+            })
+            .collect();
+        frontier = concat(parts);
+        frontier.par_iter().with_min_len(4096).for_each(|&v| {
+            parent[v as usize].store(cand[v as usize].load(Relaxed), Relaxed);
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification
+
+fn is_float<D: 'static>() -> bool {
+    std::any::TypeId::of::<D>() == std::any::TypeId::of::<f64>()
+}
+
+/// `a == b` (exactly for integers; within relative 1e-9 for floats).
+fn same<D: DistValue>(a: D, b: D) -> bool {
+    if a.to_ordered_bits() == b.to_ordered_bits() {
+        return true;
+    }
+    if !is_float::<D>() {
+        return false;
+    }
+    let (x, y) = (a.to_f64(), b.to_f64());
+    x.is_finite() && y.is_finite() && (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+}
+
+/// `a <= b` (with the same tolerance as [`same`]).
+fn at_most<D: DistValue>(a: D, b: D) -> bool {
+    a.to_ordered_bits() <= b.to_ordered_bits() || same(a, b)
+}
+
+/// Sequential Dijkstra with a binary heap (non-negative weights).
+fn dijkstra<G: Graph>(g: &G, source: Vertex) -> Vec<DistOf<G>> {
+    use std::cmp::Reverse;
+    let n = g.num_vertices();
+    let inf = DistOf::<G>::INF;
+    let mut dist = vec![inf; n];
+    let mut done = vec![false; n];
+    let mut heap = std::collections::BinaryHeap::new();
+    dist[source as usize] = DistOf::<G>::ZERO;
+    heap.push(Reverse((DistOf::<G>::ZERO.to_ordered_bits(), source)));
+    while let Some(Reverse((b, u))) = heap.pop() {
+        if done[u as usize] {
+            continue;
+        }
+        done[u as usize] = true;
+        let du = DistOf::<G>::from_ordered_bits(b);
+        g.for_each_out(u, |v, w| {
+            let nd = du.plus(w.to_dist());
+            if nd.to_ordered_bits() < dist[v as usize].to_ordered_bits() {
+                dist[v as usize] = nd;
+                heap.push(Reverse((nd.to_ordered_bits(), v)));
+            }
+            true
+        });
+    }
+    dist
+}
+
+/// Sequential queue-based Bellman-Ford; `None` if a negative cycle is reachable.
+fn bellman_ford_seq<G: Graph>(g: &G, source: Vertex) -> Option<Vec<DistOf<G>>> {
+    let n = g.num_vertices();
+    let mut dist = vec![DistOf::<G>::INF; n];
+    let mut in_queue = vec![false; n];
+    // Rounds as in the textbook algorithm: `round` holds the vertices changed in the previous
+    // round; after n rounds with changes there is a negative cycle.
+    dist[source as usize] = DistOf::<G>::ZERO;
+    let mut round = vec![source];
+    for _ in 0..n {
+        let mut next = Vec::new();
+        for &u in &round {
+            in_queue[u as usize] = false;
+        }
+        for &u in &round {
+            let du = dist[u as usize];
+            g.for_each_out(u, |v, w| {
+                let nd = du.plus(w.to_dist());
+                if nd.to_ordered_bits() < dist[v as usize].to_ordered_bits() {
+                    dist[v as usize] = nd;
+                    if !in_queue[v as usize] {
+                        in_queue[v as usize] = true;
+                        next.push(v);
+                    }
+                }
+                true
+            });
+        }
+        round = next;
+        if round.is_empty() {
+            return Some(dist);
+        }
+    }
+    None
+}
+
+/// Check a shortest-path output from `source`:
+///
+/// * array lengths; `dist[source] == 0` and `parent[source] == source`;
+/// * every arc `u→v` out of a reached `u` is relaxed: `v` is reached and `dist[v] <= dist[u] + w`;
+/// * every reached `v` other than the source has a reached parent with an arc `parent→v`
+///   attaining `dist[v]`, and following parents from `v` leads to the source (no cycle);
+/// * every unreached vertex has distance `INF` and parent `u32::MAX` (and, by the arc check,
+///   no reached in-neighbour);
+/// * the distances equal those of a sequential Dijkstra (all weights non-negative) or of a
+///   sequential Bellman-Ford (otherwise; a reachable negative cycle makes any output wrong).
+///
+/// Float distances are compared with a relative tolerance of 1e-9, integers exactly.
+pub fn verify<G: Graph>(
+    g: &G,
+    source: Vertex,
+    out: &Output<DistOf<G>>,
+) -> std::result::Result<(), String> {
+    type D<G> = DistOf<G>;
+    let n = g.num_vertices();
+    if (source as usize) >= n {
+        return Err(format!("source {source} out of range (n = {n})"));
+    }
+    if out.dist.len() != n || out.parent.len() != n {
+        return Err(format!(
+            "output has {} distances and {} parents for {n} vertices",
+            out.dist.len(),
+            out.parent.len()
+        ));
+    }
+    let inf = D::<G>::INF.to_ordered_bits();
+    let reached = |v: Vertex| out.dist[v as usize].to_ordered_bits() != inf;
+    if out.dist[source as usize].to_ordered_bits() != D::<G>::ZERO.to_ordered_bits() {
+        return Err(format!(
+            "distance of the source {source} is {:?}, not 0",
+            out.dist[source as usize]
+        ));
+    }
+    if out.parent[source as usize] != source {
+        return Err(format!(
+            "parent of the source {source} is {}, not itself",
+            out.parent[source as usize]
+        ));
+    }
+    let mut negative = false;
+    for u in 0..n as Vertex {
+        let du = out.dist[u as usize];
+        let mut err = None;
+        g.for_each_out(u, |v, w| {
+            if !(w.to_f64() >= 0.0) {
+                negative = true;
+            }
+            if reached(u) {
+                if !reached(v) {
+                    err = Some(format!("arc {u}→{v}: {u} is reached but {v} is not"));
+                    return false;
+                }
+                let via = du.plus(w.to_dist());
+                if !at_most(out.dist[v as usize], via) {
+                    err = Some(format!(
+                        "arc {u}→{v} (weight {w:?}) not relaxed: dist[{v}] = {:?} > {:?} + {w:?}",
+                        out.dist[v as usize], du
+                    ));
+                    return false;
+                }
+            }
+            true
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    for v in 0..n as Vertex {
+        let p = out.parent[v as usize];
+        if !reached(v) {
+            if p != NO_VERTEX {
+                return Err(format!("unreached vertex {v} has parent {p}"));
+            }
+            continue;
+        }
+        if v == source {
+            continue;
+        }
+        if p as usize >= n || !reached(p) {
+            return Err(format!(
+                "reached vertex {v} has parent {p}, which is not reached"
+            ));
+        }
+        let dp = out.dist[p as usize];
+        let mut attained = false;
+        g.for_each_out(p, |x, w| {
+            if x == v && same(dp.plus(w.to_dist()), out.dist[v as usize]) {
+                attained = true;
+            }
+            x <= v
+        });
+        if !attained {
+            return Err(format!(
+                "dist[{v}] = {:?} is not attained by an arc from its parent {p} (dist {:?})",
+                out.dist[v as usize], dp
+            ));
+        }
+    }
+    // Parent chains end at the source: 0 = unknown, 1 = on the current chain, 2 = good.
+    let mut state = vec![0u8; n];
+    state[source as usize] = 2;
+    let mut chain = Vec::new();
+    for v in 0..n as Vertex {
+        if !reached(v) || state[v as usize] == 2 {
+            continue;
+        }
+        let mut x = v;
+        while state[x as usize] == 0 {
+            state[x as usize] = 1;
+            chain.push(x);
+            x = out.parent[x as usize];
+        }
+        if state[x as usize] == 1 {
+            return Err(format!(
+                "the parent pointers from {v} form a cycle through {x}"
+            ));
+        }
+        for y in chain.drain(..) {
+            state[y as usize] = 2;
+        }
+    }
+    let expected = if negative {
+        match bellman_ford_seq(g, source) {
+            Some(d) => d,
+            None => {
+                return Err(format!(
+                    "a negative cycle is reachable from {source}: no distances are correct"
+                ))
+            }
+        }
+    } else {
+        dijkstra(g, source)
+    };
+    for v in 0..n {
+        if !same(expected[v], out.dist[v]) {
+            return Err(format!(
+                "dist[{v}] = {:?}, but the sequential {} gives {:?}",
+                out.dist[v],
+                if negative { "Bellman-Ford" } else { "Dijkstra" },
+                expected[v]
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

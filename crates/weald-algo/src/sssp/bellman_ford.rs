@@ -1,0 +1,61 @@
+//! Frontier-based parallel Bellman-Ford (Bellman 1958, Ford 1956; the frontier form of Ligra's
+//! `BellmanFord.C` and GBBS's `GeneralWeightSSSP`).
+//!
+//! Round `i` relaxes, in parallel, the out-arcs of the vertices whose distance decreased in
+//! round `i - 1` (round 1: the source). After round `i` every vertex has at most the length of
+//! its shortest path of at most `i` arcs, so without a negative cycle the distances are final
+//! after `n - 1` rounds and round `n` changes nothing. If distances still change in round `n`,
+//! a negative cycle is reachable from the source and the result is
+//! `Err(WealdError::NegativeCycle)`: the algorithm never loops forever and never returns wrong
+//! distances. Work `O(n·m)` in the worst case, usually far less; memory `O(n)`.
+//!
+//! Negative weights are allowed. On a directed graph, distances follow arc directions; on a
+//! symmetric graph a negative edge is a negative cycle (`u→v→u`), so only non-negative weights
+//! make sense there.
+
+use super::{
+    finish_distances, new_distances, relax_frontier, require_vertex, require_weighted,
+    shortest_path_parents, DistOf, Output,
+};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use weald_graph::{Graph, Result, Vertex, WealdError};
+
+/// Parameters of Bellman-Ford (none yet).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {}
+
+/// Shortest paths from `source` by frontier-based Bellman-Ford.
+///
+/// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
+/// `NegativeCycle` if a negative cycle is reachable from the source.
+pub fn run<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Output<DistOf<G>>> {
+    require_weighted::<G>("bellman-ford")?;
+    require_vertex(g, source)?;
+    let n = g.num_vertices();
+    let dist = new_distances::<DistOf<G>>(n, source);
+    let queued: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let mut frontier = vec![source];
+    for _round in 0..n {
+        if frontier.is_empty() {
+            break;
+        }
+        frontier = relax_frontier(g, &frontier, &dist, &queued);
+        frontier
+            .par_iter()
+            .with_min_len(4096)
+            .for_each(|&v| queued[v as usize].store(false, Relaxed));
+    }
+    if !frontier.is_empty() {
+        return Err(WealdError::NegativeCycle {
+            source_vertex: source as u64,
+        });
+    }
+    let dist = finish_distances::<DistOf<G>>(dist);
+    let parent = shortest_path_parents(g, source, &dist, false);
+    Ok(Output { dist, parent })
+}

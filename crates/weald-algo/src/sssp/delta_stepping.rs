@@ -1,0 +1,178 @@
+//! Delta-stepping (Meyer & Sanders, "Δ-stepping: a parallelizable shortest path algorithm",
+//! J. Algorithms 2003), in the bucketed form of Julienne (Dhulipala, Blelloch & Shun, SPAA'17)
+//! and GAPBS's `sssp.cc`.
+//!
+//! Vertices are kept in [`Buckets`] by `floor(dist / delta)`. Each step takes the lowest
+//! non-empty bucket, relaxes every out-arc of its vertices in parallel (atomic min on the
+//! order-preserving bits of the distance), and moves the vertices whose distance decreased to
+//! the bucket of their new distance. A vertex improved by a light arc inside the current
+//! bucket comes back in the same bucket and is relaxed again, so the light/heavy split of the
+//! original algorithm is not needed (as in GAPBS and Julienne). Like them, high-degree vertices
+//! are not split across threads.
+//!
+//! Weights must be non-negative (a negative weight is an error pointing to
+//! [`super::bellman_ford`]). On a directed graph, distances follow arc directions.
+//! Work is `O(m + n)` per bucket visit of a vertex; memory is `O(n)` beyond the graph.
+
+use super::{
+    finish_distances, new_distances, relax_frontier, require_vertex, require_weighted,
+    shortest_path_parents, DistOf, Output,
+};
+use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight};
+
+/// Parameters of delta-stepping.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {
+    /// Bucket width. `None` picks the mean weight divided by the mean out-degree (Meyer and
+    /// Sanders' `Θ(1/d)` for random weights), but at least the smallest positive weight; 1 if
+    /// no weight is positive.
+    pub delta: Option<f64>,
+}
+
+/// Weight statistics of the graph, gathered in one parallel pass.
+#[derive(Clone, Copy, Debug)]
+struct WeightStats {
+    min: f64,
+    min_positive: f64,
+    sum: f64,
+    arcs: usize,
+}
+
+impl WeightStats {
+    const EMPTY: WeightStats = WeightStats {
+        min: f64::INFINITY,
+        min_positive: f64::INFINITY,
+        sum: 0.0,
+        arcs: 0,
+    };
+
+    fn merge(a: Self, b: Self) -> Self {
+        WeightStats {
+            min: if a.min.is_nan() || b.min.is_nan() {
+                f64::NAN
+            } else {
+                a.min.min(b.min)
+            },
+            min_positive: a.min_positive.min(b.min_positive),
+            sum: a.sum + b.sum,
+            arcs: a.arcs + b.arcs,
+        }
+    }
+}
+
+fn weight_stats<G: Graph>(g: &G) -> WeightStats {
+    (0..g.num_vertices() as Vertex)
+        .into_par_iter()
+        .with_min_len(256)
+        .fold(
+            || WeightStats::EMPTY,
+            |mut s, u| {
+                g.for_each_out(u, |_, w| {
+                    let x = w.to_f64();
+                    if x.is_nan() || s.min.is_nan() {
+                        s.min = f64::NAN;
+                    } else if x < s.min {
+                        s.min = x;
+                    }
+                    if x > 0.0 && x < s.min_positive {
+                        s.min_positive = x;
+                    }
+                    s.sum += x;
+                    s.arcs += 1;
+                    true
+                });
+                s
+            },
+        )
+        .reduce(|| WeightStats::EMPTY, WeightStats::merge)
+}
+
+/// The default bucket width for these statistics (see [`Params::delta`]).
+fn default_delta(s: &WeightStats, n: usize) -> f64 {
+    if s.arcs == 0 || !(s.min_positive.is_finite()) {
+        return 1.0;
+    }
+    let mean_w = s.sum / s.arcs as f64;
+    let mean_deg = s.arcs as f64 / n.max(1) as f64;
+    let d = (mean_w / mean_deg.max(1.0)).max(s.min_positive);
+    if d.is_finite() && d > 0.0 {
+        d
+    } else {
+        1.0
+    }
+}
+
+/// Shortest paths from `source` by delta-stepping.
+///
+/// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
+/// `Invalid` for a negative (or NaN) weight or a `delta` that is not positive and finite.
+pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<DistOf<G>>> {
+    require_weighted::<G>("delta-stepping")?;
+    require_vertex(g, source)?;
+    let n = g.num_vertices();
+    let stats = weight_stats(g);
+    if !(stats.min >= 0.0) && stats.arcs > 0 {
+        let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
+            let mut found = None;
+            g.for_each_out(u, |v, w| {
+                if !(w.to_f64() >= 0.0) {
+                    found = Some((u, v, w));
+                    return false;
+                }
+                true
+            });
+            found
+        });
+        let (u, v, w) = bad.expect("a negative weight was seen");
+        return Err(WealdError::Invalid(format!(
+            "delta-stepping needs non-negative weights, but arc {u}→{v} has weight {w:?}; \
+             use bellman-ford for graphs with negative weights"
+        )));
+    }
+    let delta = match params.delta {
+        Some(d) if d.is_finite() && d > 0.0 => d,
+        Some(d) => {
+            return Err(WealdError::Invalid(format!(
+                "delta must be positive and finite, got {d}"
+            )))
+        }
+        None => default_delta(&stats, n),
+    };
+    let inv_delta = 1.0 / delta;
+    // Monotone in the distance, as the buckets need (float rounding keeps it monotone).
+    let bucket_of = |d: DistOf<G>| -> BucketId {
+        let b = d.to_f64() * inv_delta;
+        if b >= (NULL_BUCKET - 1) as f64 {
+            NULL_BUCKET - 1
+        } else {
+            b as BucketId
+        }
+    };
+
+    let dist = new_distances::<DistOf<G>>(n, source);
+    let queued: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
+    while let Some((_, frontier)) = buckets.next_bucket() {
+        let improved = relax_frontier(g, &frontier, &dist, &queued);
+        let moves: Vec<(Vertex, BucketId)> = improved
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&v| {
+                queued[v as usize].store(false, Relaxed);
+                let d = DistOf::<G>::from_ordered_bits(dist[v as usize].load(Relaxed));
+                (v, bucket_of(d))
+            })
+            .collect();
+        buckets.update_buckets(&moves);
+    }
+    let dist = finish_distances::<DistOf<G>>(dist);
+    let parent = shortest_path_parents(g, source, &dist, true);
+    Ok(Output { dist, parent })
+}
