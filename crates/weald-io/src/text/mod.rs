@@ -27,12 +27,20 @@ use rayon::prelude::*;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use weald_graph::{Result, WealdError};
 
 /// Size of one read block (64 MiB).
 pub const BLOCK: usize = 64 << 20;
+
+static BLOCK_SIZE: AtomicUsize = AtomicUsize::new(BLOCK);
+
+/// Change the read block size (for tests of block boundaries; results never depend on it).
+#[doc(hidden)]
+pub fn set_block_size(bytes: usize) {
+    BLOCK_SIZE.store(bytes.max(64), Ordering::Relaxed);
+}
 
 /// The largest vertex id a file may use (`u32::MAX` is reserved).
 pub const MAX_ID: u64 = u32::MAX as u64 - 1;
@@ -111,7 +119,7 @@ pub struct BlockReader {
 
 impl BlockReader {
     pub fn new(src: Source, progress: Option<Progress>) -> Self {
-        Self::with_block(src, progress, BLOCK)
+        Self::with_block(src, progress, BLOCK_SIZE.load(Ordering::Relaxed))
     }
 
     pub fn with_block(src: Source, progress: Option<Progress>, block: usize) -> Self {

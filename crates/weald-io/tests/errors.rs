@@ -1,0 +1,336 @@
+//! Bad input: each gives the right error kind with the line and field in the message.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use weald_graph::WealdError;
+use weald_io::{binary, gen, load, read_edges, save, Format, LoadOptions};
+use weald_storage::{BuildOptions, Csr};
+
+fn file(dir: &tempfile::TempDir, name: &str, text: &[u8]) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::File::create(&p).unwrap().write_all(text).unwrap();
+    p
+}
+
+/// Parse `text` (as file `name`) and return the (line, message) of the expected parse error.
+fn parse_err(name: &str, text: &str, opts: LoadOptions) -> (u64, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, name, text.as_bytes());
+    match read_edges(&p, &opts) {
+        Err(WealdError::Parse { line, message, path }) => {
+            assert_eq!(path, p);
+            (line, message)
+        }
+        other => panic!("expected a parse error for {name}, got {other:?}"),
+    }
+}
+
+fn weighted() -> LoadOptions {
+    LoadOptions {
+        weighted: Some(true),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn non_numeric_id() {
+    let (line, msg) = parse_err("a.txt", "# c\n1 2\n3 abc\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 2 (\"abc\")") && msg.contains("vertex id"), "{msg}");
+}
+
+#[test]
+fn negative_id() {
+    let (line, msg) = parse_err("a.txt", "1 2\r\n-3 4\r\n", LoadOptions::default());
+    assert_eq!(line, 2);
+    assert!(msg.contains("field 1 (\"-3\")") && msg.contains("negative"), "{msg}");
+}
+
+#[test]
+fn id_beyond_u32() {
+    let (line, msg) = parse_err("a.txt", "1 2\n\n5 4294967295\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 2 (\"4294967295\")") && msg.contains("exceeds"), "{msg}");
+    // The largest allowed id is fine.
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "ok.txt", b"0 4294967294\n");
+    let raw = read_edges(&p, &LoadOptions::default()).unwrap();
+    assert_eq!(raw.edges.num_vertices(), u32::MAX as usize);
+}
+
+#[test]
+fn missing_column() {
+    let (line, msg) = parse_err("a.txt", "1 2\n3\n", LoadOptions::default());
+    assert_eq!(line, 2);
+    assert!(msg.contains("field 2") && msg.contains("missing"), "{msg}");
+    let (line, msg) = parse_err("a.tsv", "1\t2\t5\n3\t4\n", weighted());
+    assert_eq!(line, 2);
+    assert!(msg.contains("field 3") && msg.contains("weight"), "{msg}");
+    let (line, msg) = parse_err(
+        "t.txt",
+        "1 2 10\n3 4\n",
+        LoadOptions {
+            format: Some(Format::Temporal),
+            ..Default::default()
+        },
+    );
+    assert_eq!(line, 2);
+    assert!(msg.contains("field 3") && msg.contains("timestamp"), "{msg}");
+}
+
+#[test]
+fn nan_and_inf_weights() {
+    for bad in ["nan", "NaN", "inf", "-inf", "infinity"] {
+        let (line, msg) = parse_err("w.txt", &format!("1 2 1.5\n2 3 {bad}\n"), weighted());
+        assert_eq!(line, 2, "{bad}");
+        assert!(msg.contains(&format!("field 3 (\"{bad}\")")) && msg.contains("finite"), "{msg}");
+    }
+}
+
+#[test]
+fn csv_header_and_bad_weight() {
+    let (line, msg) = parse_err("w.csv", "src,dst,w\n1,2,3\n2,3,x\n", weighted());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 3 (\"x\")"), "{msg}");
+}
+
+#[test]
+fn mtx_size_line_disagrees() {
+    let head = "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 4\n";
+    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n2 3\n3 1\n"), LoadOptions::default());
+    assert_eq!(line, 3, "the size line");
+    assert!(msg.contains("size line") && msg.contains("4") && msg.contains("3"), "{msg}");
+    // An index beyond the declared rows: error on the entry's line.
+    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n4 3\n3 1\n1 1\n"), LoadOptions::default());
+    assert_eq!(line, 5);
+    assert!(msg.contains("field 1 (\"4\")") && msg.contains("3 rows"), "{msg}");
+    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n0 3\n3 1\n1 1\n"), LoadOptions::default());
+    assert_eq!(line, 5);
+    assert!(msg.contains("field 1 (\"0\")") && msg.contains("1-based"), "{msg}");
+    let (line, msg) = parse_err(
+        "m.mtx",
+        "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 x\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 3 (\"x\")"), "{msg}");
+}
+
+#[test]
+fn dimacs_errors() {
+    let (line, msg) = parse_err("d.gr", "c x\np sp 3 2\na 1 2 5\n", LoadOptions::default());
+    assert_eq!(line, 2);
+    assert!(msg.contains("m = 2") && msg.contains("holds 1"), "{msg}");
+    let (line, msg) = parse_err("d.gr", "p sp 3 2\na 1 2 5\na 1 4 5\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 3 (\"4\")"), "{msg}");
+    let (line, msg) = parse_err("d.gr", "p sp 3 2\na 1 2 5\na 1 3 2.5\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 4 (\"2.5\")") && msg.contains("integer"), "{msg}");
+    let (line, _) = parse_err("d.gr", "a 1 2 5\n", LoadOptions::default());
+    assert_eq!(line, 1);
+}
+
+#[test]
+fn metis_errors() {
+    // m disagrees with the lists.
+    let (line, msg) = parse_err("g.graph", "% c\n3 3\n2 3\n1\n1\n", LoadOptions::default());
+    assert_eq!(line, 2);
+    assert!(msg.contains("m = 3") && msg.contains("field 2"), "{msg}");
+    // A neighbour beyond n.
+    let (line, msg) = parse_err("g.graph", "3 2\n2 3\n1 4\n1\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 2 (\"4\")"), "{msg}");
+    // A non-empty row beyond n.
+    let (line, msg) = parse_err("g.graph", "2 1\n2\n1\n1\n", LoadOptions::default());
+    assert_eq!(line, 4);
+    assert!(msg.contains("row 3"), "{msg}");
+    // Missing edge weight with fmt 1.
+    let (line, msg) = parse_err("g.graph", "2 1 1\n2 5\n1\n", LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 2") && msg.contains("weight"), "{msg}");
+}
+
+#[test]
+fn ligra_errors() {
+    let (line, msg) = parse_err("g.adj", "AdjacencyGraph\n2\n2\n0\n1\n1\n", LoadOptions::default());
+    assert!(msg.contains("declares 4") && line >= 6, "{line} {msg}");
+    let (line, msg) = parse_err("g.adj", "AdjacencyGraph\n2\n2\n0\n1\n1\n7\n", LoadOptions::default());
+    assert_eq!(line, 7);
+    assert!(msg.contains("value 7 (\"7\")") && msg.contains("below n"), "{msg}");
+    let (line, _) = parse_err("g.adj", "Adjacency\n2\n2\n", LoadOptions::default());
+    assert_eq!(line, 1);
+}
+
+fn binary_file(dir: &tempfile::TempDir) -> PathBuf {
+    let (g, _) = Csr::build(
+        gen::add_weights_int(&gen::uniform(50, 400, 1), 1, 9, 1),
+        &BuildOptions {
+            directed: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let p = dir.path().join("g.wgb");
+    save(&g.into(), &p, None).unwrap();
+    p
+}
+
+fn format_err(p: &Path) -> String {
+    match load(p, &LoadOptions::default()) {
+        Err(WealdError::Format { message, .. }) => message,
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+#[test]
+fn truncated_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = binary_file(&dir);
+    let bytes = std::fs::read(&p).unwrap();
+    for keep in [bytes.len() - 1, bytes.len() / 2, 100, 40, 7] {
+        std::fs::write(&p, &bytes[..keep]).unwrap();
+        let msg = format_err(&p);
+        assert!(msg.contains("truncated"), "{keep}: {msg}");
+    }
+}
+
+#[test]
+fn wrong_magic() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = binary_file(&dir);
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[0] = b'X';
+    std::fs::write(&p, &bytes).unwrap();
+    assert!(format_err(&p).contains("magic"));
+    // A text file named .wgb.
+    std::fs::write(&p, b"1 2\n2 3\n").unwrap();
+    assert!(format_err(&p).contains("magic"));
+}
+
+#[test]
+fn wrong_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = binary_file(&dir);
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[8..12].copy_from_slice(&(binary::VERSION + 1).to_le_bytes());
+    std::fs::write(&p, &bytes).unwrap();
+    let msg = format_err(&p);
+    assert!(msg.contains("version 2") && msg.contains("newer"), "{msg}");
+}
+
+#[test]
+fn bad_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = binary_file(&dir);
+    let mut bytes = std::fs::read(&p).unwrap();
+    let last = bytes.len() - 3;
+    bytes[last] ^= 0x40;
+    std::fs::write(&p, &bytes).unwrap();
+    let msg = format_err(&p);
+    assert!(msg.contains("checksum mismatch"), "{msg}");
+    // The header is protected too.
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[17] ^= 1;
+    std::fs::write(&p, &bytes).unwrap();
+    let msg = format_err(&p);
+    assert!(msg.contains("header checksum"), "{msg}");
+}
+
+/// A valid-looking header claiming 2^40 edges in a 200-byte file must fail before allocating.
+#[test]
+fn huge_declared_sizes_do_not_allocate() {
+    let dir = tempfile::tempdir().unwrap();
+    let n: u64 = 10;
+    let m: u64 = 1 << 40;
+    let mut head = Vec::new();
+    head.extend_from_slice(&binary::MAGIC);
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&1u32.to_le_bytes()); // directed, unweighted
+    head.extend_from_slice(&n.to_le_bytes());
+    head.extend_from_slice(&m.to_le_bytes());
+    head.extend_from_slice(&2u32.to_le_bytes());
+    let mut table = Vec::new();
+    for (kind, elem, off, len) in [(1u32, 8u32, 128u64, (n + 1) * 8), (2, 4, 192, m * 4)] {
+        table.extend_from_slice(&kind.to_le_bytes());
+        table.extend_from_slice(&elem.to_le_bytes());
+        table.extend_from_slice(&off.to_le_bytes());
+        table.extend_from_slice(&len.to_le_bytes());
+        table.extend_from_slice(&0u32.to_le_bytes());
+        table.extend_from_slice(&0u32.to_le_bytes());
+    }
+    let mut h = crc32fast::Hasher::new();
+    h.update(&head);
+    h.update(&table);
+    head.extend_from_slice(&h.finalize().to_le_bytes());
+    head.resize(64, 0);
+    let mut bytes = head;
+    bytes.extend_from_slice(&table);
+    bytes.resize(200, 0);
+    let p = file(&dir, "huge.wgb", &bytes);
+    let msg = format_err(&p);
+    assert!(msg.contains("truncated") && msg.contains("200 bytes"), "{msg}");
+}
+
+#[test]
+fn empty_file_is_an_empty_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["e.txt", "e.csv", "e.tsv"] {
+        let p = file(&dir, name, b"");
+        let g = load(&p, &LoadOptions::default()).unwrap().graph;
+        assert_eq!(g.num_vertices(), 0);
+        assert_eq!(g.num_arcs(), 0);
+    }
+    // Comments only.
+    let p = file(&dir, "c.txt", b"# nothing\n% here\n\n");
+    assert_eq!(load(&p, &LoadOptions::default()).unwrap().graph.num_vertices(), 0);
+}
+
+#[test]
+fn missing_file_is_not_found() {
+    let e = load(Path::new("/nonexistent/dir/graph.txt"), &LoadOptions::default()).unwrap_err();
+    match e {
+        WealdError::Io { source, path } => {
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            assert_eq!(path, Path::new("/nonexistent/dir/graph.txt"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = load(Path::new("/nonexistent.wgb"), &LoadOptions::default()).unwrap_err();
+    assert!(matches!(e, WealdError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound));
+}
+
+#[test]
+fn unknown_extension_is_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "g.xyz", b"1 2\n");
+    assert!(matches!(
+        load(&p, &LoadOptions::default()),
+        Err(WealdError::Unsupported(_))
+    ));
+    // Naming the format works.
+    let opts = LoadOptions {
+        format: Some("snap".parse().unwrap()),
+        ..Default::default()
+    };
+    assert_eq!(load(&p, &opts).unwrap().graph.num_vertices(), 2);
+}
+
+#[test]
+fn error_lines_are_exact_across_chunks_and_blocks() {
+    // Many lines, so the file is split into many chunks; the fault is deep inside.
+    let mut text = String::from("# header\n");
+    for i in 0..300_000u32 {
+        text.push_str(&format!("{i}\t{}\r\n", i + 1));
+    }
+    text.push_str("7 x\n");
+    let (line, msg) = parse_err("big.txt", &text, LoadOptions::default());
+    assert_eq!(line, 300_002);
+    assert!(msg.contains("field 2 (\"x\")"), "{msg}");
+    // Small blocks: the same line across block boundaries (results never depend on the block
+    // size, so changing it while other tests run is harmless).
+    weald_io::text::set_block_size(100_000);
+    let (line2, _) = parse_err("big.txt", &text, LoadOptions::default());
+    weald_io::text::set_block_size(weald_io::text::BLOCK);
+    assert_eq!(line2, 300_002);
+}

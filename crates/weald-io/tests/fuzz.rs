@@ -1,0 +1,163 @@
+//! Fuzzing the text readers: random bytes and random mutations of valid files must give `Ok` or
+//! `Err`, never a panic. Bounded to 256 cases per property.
+
+use proptest::prelude::*;
+use std::io::Write;
+use weald_io::{load, read_edges, Format, LoadOptions};
+
+const SAMPLES: [(Format, &str); 8] = [
+    (Format::EdgeList, "# c\n1 2\n2\t3\r\n\n3,1 7\n"),
+    (Format::EdgeList, "% asym posweighted\n% 3 3 3\n1 2 0.5\n2 3 1\n3 1 2e3\n"),
+    (Format::Csv, "source,target,w\n1,2,4\n2,3,-1\n"),
+    (Format::Temporal, "1 2 100\n2 3 100.5\n3 1 99\n"),
+    (Format::MatrixMarket, "%%MatrixMarket matrix coordinate real symmetric\n% x\n3 3 3\n2 1 1.5\n3 1 2\n3 2 -1\n"),
+    (Format::Dimacs, "c x\np sp 3 3\na 1 2 5\na 2 3 1\na 3 1 7\n"),
+    (Format::Metis, "% c\n4 2 1\n2 5 3 1\n1 5\n1 1\n\n"),
+    (Format::Ligra, "WeightedAdjacencyGraph\n3\n3\n0\n1\n2\n1\n2\n0\n4\n5\n6\n"),
+];
+
+fn try_all(bytes: &[u8], format: Format) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f");
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    for weighted in [None, Some(true), Some(false)] {
+        for directed in [None, Some(true), Some(false)] {
+            let opts = LoadOptions {
+                format: Some(format),
+                weighted,
+                directed,
+                ..Default::default()
+            };
+            // Either result is fine; a panic fails the test.
+            let _ = read_edges(&p, &opts);
+        }
+    }
+    let _ = load(
+        &p,
+        &LoadOptions {
+            format: Some(format),
+            ..Default::default()
+        },
+    );
+}
+
+#[test]
+fn samples_are_valid() {
+    for (f, text) in SAMPLES {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, text).unwrap();
+        let opts = LoadOptions {
+            format: Some(f),
+            ..Default::default()
+        };
+        let g = load(&p, &opts).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(g.graph.num_arcs() > 0, "{f}");
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Insert(usize, u8),
+    Delete(usize),
+    Truncate(usize),
+    Duplicate(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let interesting = prop_oneof![
+        any::<u8>(),
+        Just(b'\n'),
+        Just(b'\r'),
+        Just(b' '),
+        Just(b','),
+        Just(b'-'),
+        Just(b'%'),
+        Just(b'#'),
+        Just(b'9'),
+        Just(b'0'),
+        Just(b'.'),
+        Just(b'e'),
+    ];
+    prop_oneof![
+        (any::<usize>(), interesting.clone()).prop_map(|(i, b)| Mutation::Flip(i, b)),
+        (any::<usize>(), interesting).prop_map(|(i, b)| Mutation::Insert(i, b)),
+        any::<usize>().prop_map(Mutation::Delete),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), 1usize..20).prop_map(|(i, k)| Mutation::Duplicate(i, k)),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    if bytes.is_empty() {
+        return;
+    }
+    let len = bytes.len();
+    match *m {
+        Mutation::Flip(i, b) => bytes[i % len] = b,
+        Mutation::Insert(i, b) => bytes.insert(i % (len + 1), b),
+        Mutation::Delete(i) => {
+            bytes.remove(i % len);
+        }
+        Mutation::Truncate(i) => bytes.truncate(i % len),
+        Mutation::Duplicate(i, k) => {
+            let i = i % len;
+            let end = (i + k).min(len);
+            let piece = bytes[i..end].to_vec();
+            for (j, b) in piece.into_iter().enumerate() {
+                bytes.insert(end + j, b);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), f in 0usize..8) {
+        try_all(&bytes, SAMPLES[f].0);
+    }
+
+    #[test]
+    fn random_digit_soup_never_panics(
+        bytes in proptest::collection::vec(prop_oneof![Just(b'1'), Just(b'0'), Just(b' '), Just(b'\n'), Just(b'-'), Just(b'9')], 0..200),
+        f in 0usize..8,
+    ) {
+        try_all(&bytes, SAMPLES[f].0);
+    }
+
+    #[test]
+    fn mutated_samples_never_panic(f in 0usize..8, muts in proptest::collection::vec(mutation(), 1..6)) {
+        let (format, text) = SAMPLES[f];
+        let mut bytes = text.as_bytes().to_vec();
+        for m in &muts {
+            apply(&mut bytes, m);
+        }
+        try_all(&bytes, format);
+    }
+
+    /// The parse does not depend on the block size (block boundaries, carried lines).
+    #[test]
+    fn block_size_does_not_change_results(
+        edges in proptest::collection::vec((0u32..500, 0u32..500, -50i32..50), 0..400),
+        block in 64usize..600,
+    ) {
+        let mut text = String::from("# comment\nsrc dst w\n");
+        for (u, v, w) in &edges {
+            text.push_str(&format!("{u}\t{v} {w}\r\n"));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("g.txt");
+        std::fs::write(&p, &text).unwrap();
+        let opts = LoadOptions { weighted: Some(true), ..Default::default() };
+        let a = read_edges(&p, &opts).unwrap();
+        weald_io::text::set_block_size(block);
+        let b = read_edges(&p, &opts);
+        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        let b = b.unwrap();
+        prop_assert_eq!(&a, &b);
+        prop_assert_eq!(a.edges.len(), edges.len());
+    }
+}
