@@ -1,0 +1,122 @@
+//! k-core decomposition by bucketed parallel peeling: Julienne's k-core (Dhulipala, Blelloch &
+//! Shun, "Julienne: A Framework for Parallel Graph Algorithms using Work-efficient Bucketing",
+//! SPAA 2017), after Matula & Beck's sequential peeling.
+//!
+//! Every vertex sits in the [`Buckets`] bucket of its current induced degree. Each step takes
+//! the lowest non-empty bucket `k`: its vertices have coreness `k` and are removed; their live
+//! neighbours lose one degree per removed neighbour (atomic decrements) and move to the bucket
+//! of their new degree, but never below `k` (a vertex whose degree falls below `k` is still in
+//! the `k`-core and is peeled in the same bucket next). Each arc is scanned once when its
+//! source is peeled, so the work is `O(n + m)` plus the bucket structure's; the number of
+//! parallel rounds is the number of peeling steps. Memory `O(n)` beyond the graph.
+//!
+//! Self loops are ignored and duplicate arcs count once. Directed graphs are refused with
+//! `WealdError::Invalid` (load them with `--undirected`).
+
+use super::Output;
+use crate::traverse::bucket::{BucketId, Buckets};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use weald_graph::parallel::concat;
+use weald_graph::{Graph, Result, Vertex, WealdError};
+
+/// Parameters of k-core peeling (none yet).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {}
+
+/// Call `f(u)` for each distinct neighbour `u != v` of `v`.
+#[inline]
+fn for_each_neighbor<G: Graph>(g: &G, v: Vertex, mut f: impl FnMut(Vertex)) {
+    let mut last = None;
+    g.for_each_out(v, |u, _| {
+        if u != v && last != Some(u) {
+            last = Some(u);
+            f(u);
+        }
+        true
+    });
+}
+
+const UNSET: u32 = u32::MAX;
+
+/// Coreness of every vertex of a symmetric graph.
+pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
+    if g.is_directed() {
+        return Err(WealdError::Invalid(
+            "k-core decomposition needs a symmetric graph; load it with --undirected".into(),
+        ));
+    }
+    let n = g.num_vertices();
+    let deg: Vec<AtomicU32> = (0..n as Vertex)
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|v| {
+            let mut d = 0;
+            for_each_neighbor(g, v, |_| d += 1);
+            AtomicU32::new(d)
+        })
+        .collect();
+    let core: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU32::new(UNSET))
+        .collect();
+    let queued: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let mut buckets = Buckets::new(n, |v| deg[v as usize].load(Relaxed));
+    let mut max_core = 0;
+    while let Some((k, peeled)) = buckets.next_bucket() {
+        max_core = k;
+        peeled
+            .par_iter()
+            .with_min_len(4096)
+            .for_each(|&v| core[v as usize].store(k, Relaxed));
+        // Decrement the live neighbours; collect each once.
+        let decrement = |v: Vertex, out: &mut Vec<Vertex>| {
+            for_each_neighbor(g, v, |u| {
+                if core[u as usize].load(Relaxed) == UNSET {
+                    let old = deg[u as usize].fetch_sub(1, Relaxed);
+                    if old > k
+                        && !queued[u as usize].load(Relaxed)
+                        && !queued[u as usize].swap(true, Relaxed)
+                    {
+                        out.push(u);
+                    }
+                }
+            });
+        };
+        let touched: Vec<Vertex> = if peeled.len() < 64 {
+            let mut out = Vec::new();
+            for &v in &peeled {
+                decrement(v, &mut out);
+            }
+            out
+        } else {
+            let parts: Vec<Vec<Vertex>> = peeled
+                .par_iter()
+                .with_min_len(16)
+                .fold(Vec::new, |mut out, &v| {
+                    decrement(v, &mut out);
+                    out
+                })
+                .collect();
+            concat(parts)
+        };
+        let moves: Vec<(Vertex, BucketId)> = touched
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&u| {
+                queued[u as usize].store(false, Relaxed);
+                (u, deg[u as usize].load(Relaxed).max(k))
+            })
+            .collect();
+        buckets.update_buckets(&moves);
+    }
+    Ok(Output {
+        coreness: core.into_iter().map(AtomicU32::into_inner).collect(),
+        max_core,
+    })
+}
