@@ -162,7 +162,15 @@ mod tests {
     fn hand_drawn_diamond() {
         let g = csr(5, &[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)], false);
         for direction in [Direction::Sparse, Direction::Dense] {
-            let out = run(&g, 0, &Params { direction, ..Default::default() }).unwrap();
+            let out = run(
+                &g,
+                0,
+                &Params {
+                    direction,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             assert_eq!(out.dependency, vec![0.0, 1.0, 1.0, 1.0, 0.0]);
             verify(&g, 0, &out).unwrap();
         }

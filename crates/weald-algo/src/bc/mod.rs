@@ -17,7 +17,10 @@ use weald_graph::{Graph, Vertex};
 pub fn verify<G: Graph>(g: &G, source: Vertex, out: &Output) -> Result<(), String> {
     let n = g.num_vertices();
     if out.dependency.len() != n {
-        return Err(format!("{} dependencies for {n} vertices", out.dependency.len()));
+        return Err(format!(
+            "{} dependencies for {n} vertices",
+            out.dependency.len()
+        ));
     }
     if source as usize >= n {
         return Err(format!("source {source} out of range"));

@@ -139,9 +139,30 @@ mod tests {
     //   3 --- 4     5 --- 6
     #[test]
     fn hand_drawn_symmetric() {
-        let g = csr(9, &[(0, 1), (1, 2), (0, 3), (1, 4), (3, 4), (2, 5), (5, 6), (7, 8)], false);
+        let g = csr(
+            9,
+            &[
+                (0, 1),
+                (1, 2),
+                (0, 3),
+                (1, 4),
+                (3, 4),
+                (2, 5),
+                (5, 6),
+                (7, 8),
+            ],
+            false,
+        );
         for direction in [Direction::Sparse, Direction::Dense, Direction::Auto] {
-            let out = run(&g, 0, &Params { direction, ..Default::default() }).unwrap();
+            let out = run(
+                &g,
+                0,
+                &Params {
+                    direction,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             assert_eq!(out.depth, vec![0, 1, 2, 1, 2, 3, 4, U, U]);
             // 4 has parents 1 and 3 on level 1: the smaller wins.
             assert_eq!(out.parent, vec![0, 0, 1, 0, 1, 2, 5, NO_VERTEX, NO_VERTEX]);
@@ -166,13 +187,29 @@ mod tests {
         assert_eq!(run(&g2, 3, &Params::default()).unwrap(), out3);
         assert!(matches!(
             run(&g, 4, &Params::default()),
-            Err(WealdError::VertexOutOfRange { vertex: 4, num_vertices: 4 })
+            Err(WealdError::VertexOutOfRange {
+                vertex: 4,
+                num_vertices: 4
+            })
         ));
     }
 
     #[test]
     fn verifier_rejects_wrong_trees() {
-        let g = csr(9, &[(0, 1), (1, 2), (0, 3), (1, 4), (3, 4), (2, 5), (5, 6), (7, 8)], false);
+        let g = csr(
+            9,
+            &[
+                (0, 1),
+                (1, 2),
+                (0, 3),
+                (1, 4),
+                (3, 4),
+                (2, 5),
+                (5, 6),
+                (7, 8),
+            ],
+            false,
+        );
         let good = run(&g, 0, &Params::default()).unwrap();
         let mut bad = good.clone();
         bad.depth[6] = 5;

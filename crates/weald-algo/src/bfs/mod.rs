@@ -55,7 +55,10 @@ pub fn verify<G: Graph>(g: &G, source: Vertex, out: &Output) -> Result<(), Strin
             ));
         }
         if (out.parent[v] == NO_VERTEX) != (dist[v] == UNREACHED) {
-            return Err(format!("vertex {v}: parent {} disagrees with reachability", show(out.parent[v])));
+            return Err(format!(
+                "vertex {v}: parent {} disagrees with reachability",
+                show(out.parent[v])
+            ));
         }
         let p = out.parent[v];
         if v != source as usize && p != NO_VERTEX {
@@ -63,7 +66,9 @@ pub fn verify<G: Graph>(g: &G, source: Vertex, out: &Output) -> Result<(), Strin
                 return Err(format!("vertex {v}: parent {p} out of range"));
             }
             if out.depth[p as usize].wrapping_add(1) != out.depth[v] {
-                return Err(format!("vertex {v}: parent {p} is not on the previous level"));
+                return Err(format!(
+                    "vertex {v}: parent {p} is not on the previous level"
+                ));
             }
         }
     }
@@ -79,7 +84,10 @@ pub fn verify<G: Graph>(g: &G, source: Vertex, out: &Output) -> Result<(), Strin
         });
     }
     if let Some(v) = (0..n).find(|&v| out.parent[v] != NO_VERTEX && !seen[v]) {
-        return Err(format!("vertex {v}: no arc from its parent {}", out.parent[v]));
+        return Err(format!(
+            "vertex {v}: no arc from its parent {}",
+            out.parent[v]
+        ));
     }
     Ok(())
 }

@@ -50,7 +50,10 @@ pub fn verify<G: Graph>(g: &G, out: &Output) -> Result<(), String> {
         }
     }
     if out.num_components != count {
-        return Err(format!("{} components reported, {count} found", out.num_components));
+        return Err(format!(
+            "{} components reported, {count} found",
+            out.num_components
+        ));
     }
     Ok(())
 }

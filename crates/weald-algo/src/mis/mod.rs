@@ -34,7 +34,9 @@ pub fn verify<G: Graph>(g: &G, out: &Output) -> Result<(), String> {
         match (member, member_neighbour) {
             (true, Some(u)) => return Err(format!("members {v} and {u} are adjacent")),
             (false, None) => {
-                return Err(format!("vertex {v} is out but has no member neighbour (not maximal)"))
+                return Err(format!(
+                    "vertex {v} is out but has no member neighbour (not maximal)"
+                ))
             }
             _ => {}
         }

@@ -11,7 +11,9 @@
 //!
 //! Needs a symmetric graph; self loops are ignored.
 
-use crate::traverse::{edge_map, vertex_filter_all, vertex_map, AsInGraph, EdgeMapFn, EdgeMapOptions};
+use crate::traverse::{
+    edge_map, vertex_filter_all, vertex_map, AsInGraph, EdgeMapFn, EdgeMapOptions,
+};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 use weald_graph::{Graph, Result, Vertex, WealdError};
@@ -126,7 +128,10 @@ pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
             AtomicU32::new(k)
         })
         .collect();
-    let state: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(UNDECIDED)).collect();
+    let state: Vec<AtomicU8> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU8::new(UNDECIDED))
+        .collect();
     let gi = AsInGraph(g);
     let opts = EdgeMapOptions::default();
     let mut roots = vertex_filter_all(n, |v| pending[v as usize].load(Relaxed) == 0);
@@ -216,11 +221,20 @@ mod tests {
     fn verifier_rejects_bad_sets() {
         let g = csr(5, &[(0, 1), (1, 2), (2, 3), (3, 4)], false);
         let good = run(&g, &Params::default()).unwrap();
-        let not_maximal = Output { in_set: vec![true, false, false, false, true], size: 2 };
+        let not_maximal = Output {
+            in_set: vec![true, false, false, false, true],
+            size: 2,
+        };
         assert!(verify(&g, &not_maximal).is_err());
-        let not_independent = Output { in_set: vec![true, true, false, true, false], size: 3 };
+        let not_independent = Output {
+            in_set: vec![true, true, false, true, false],
+            size: 3,
+        };
         assert!(verify(&g, &not_independent).is_err());
-        let wrong_size = Output { size: good.size + 1, ..good };
+        let wrong_size = Output {
+            size: good.size + 1,
+            ..good
+        };
         assert!(verify(&g, &wrong_size).is_err());
     }
 

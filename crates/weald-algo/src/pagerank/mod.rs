@@ -21,7 +21,10 @@ pub fn verify<G: Graph>(g: &G, out: &Output, params: &Params) -> Result<(), Stri
         return Err(format!("{} ranks for {n} vertices", r.len()));
     }
     if let Some(v) = (0..n).find(|&v| !(r[v].is_finite() && r[v] >= 0.0)) {
-        return Err(format!("vertex {v}: rank {} is not finite and non-negative", r[v]));
+        return Err(format!(
+            "vertex {v}: rank {} is not finite and non-negative",
+            r[v]
+        ));
     }
     if n == 0 {
         return Ok(());

@@ -76,10 +76,15 @@ pub(crate) fn det_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
 pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
     let d = params.damping;
     if !(0.0..=1.0).contains(&d) {
-        return Err(WealdError::Invalid(format!("damping factor {d} is not in [0, 1]")));
+        return Err(WealdError::Invalid(format!(
+            "damping factor {d} is not in [0, 1]"
+        )));
     }
     if !(params.tol >= 0.0 && params.tol.is_finite()) {
-        return Err(WealdError::Invalid(format!("tolerance {} must be finite and >= 0", params.tol)));
+        return Err(WealdError::Invalid(format!(
+            "tolerance {} must be finite and >= 0",
+            params.tol
+        )));
     }
     let n = g.num_vertices();
     if n == 0 {
@@ -131,7 +136,10 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
                     *x = base + d * sum;
                 });
         } else {
-            let q: Vec<u64> = contrib.par_iter().map(|&c| (c * FIXED).round() as u64).collect();
+            let q: Vec<u64> = contrib
+                .par_iter()
+                .map(|&c| (c * FIXED).round() as u64)
+                .collect();
             g.par_scan_arcs(|u, v, _| {
                 fixed[v as usize].fetch_add(q[u as usize], Relaxed);
             });
@@ -169,7 +177,11 @@ mod tests {
     fn hand_checked_cycle_with_dangling() {
         let arcs = [(0, 1), (1, 2), (2, 0)];
         let g = csr(4, &arcs, true);
-        let p = Params { tol: 1e-12, max_iter: 1000, ..Default::default() };
+        let p = Params {
+            tol: 1e-12,
+            max_iter: 1000,
+            ..Default::default()
+        };
         let out = run(&g, &p).unwrap();
         let expect = [20.0 / 63.0, 20.0 / 63.0, 20.0 / 63.0, 1.0 / 21.0];
         for v in 0..4 {
@@ -189,7 +201,11 @@ mod tests {
     #[test]
     fn hand_checked_small_digraph() {
         let g = csr(3, &[(0, 1), (0, 2), (1, 2), (2, 0)], true);
-        let p = Params { tol: 1e-12, max_iter: 1000, ..Default::default() };
+        let p = Params {
+            tol: 1e-12,
+            max_iter: 1000,
+            ..Default::default()
+        };
         let out = run(&g, &p).unwrap();
         // Exact solution of the 3x3 system.
         // r2 = 0.0925 + 0.78625 r0, so r0 = (0.05 + 0.85 · 0.0925) / (1 − 0.85 · 0.78625).
@@ -198,7 +214,11 @@ mod tests {
         let r2 = 0.05 + 0.425 * r0 + 0.85 * r1;
         let expect = [r0, r1, r2];
         for v in 0..3 {
-            assert!((out.rank[v] - expect[v]).abs() < 1e-10, "{:?} vs {expect:?}", out.rank);
+            assert!(
+                (out.rank[v] - expect[v]).abs() < 1e-10,
+                "{:?} vs {expect:?}",
+                out.rank
+            );
         }
         assert!((r0 - 0.38778).abs() < 1e-5 && (r1 - 0.21481).abs() < 1e-5);
         assert!(out.l1_change < 1e-12);
@@ -210,12 +230,36 @@ mod tests {
         let out = run(&g, &Params::default()).unwrap();
         assert_eq!(out.rank, vec![0.5, 0.5]);
         assert_eq!(out.iterations, 1);
-        assert!(run(&g, &Params { damping: 1.5, ..Default::default() }).is_err());
-        assert!(run(&g, &Params { tol: f64::NAN, ..Default::default() }).is_err());
-        let stop = run(&csr(3, &[(0, 1), (1, 2)], true), &Params { max_iter: 2, ..Default::default() }).unwrap();
+        assert!(run(
+            &g,
+            &Params {
+                damping: 1.5,
+                ..Default::default()
+            }
+        )
+        .is_err());
+        assert!(run(
+            &g,
+            &Params {
+                tol: f64::NAN,
+                ..Default::default()
+            }
+        )
+        .is_err());
+        let stop = run(
+            &csr(3, &[(0, 1), (1, 2)], true),
+            &Params {
+                max_iter: 2,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(stop.iterations, 2);
         assert!(stop.l1_change > 1e-6);
-        assert!(verify(&csr(3, &[(0, 1), (1, 2)], true), &stop, &Params::default()).is_err(), "not converged");
+        assert!(
+            verify(&csr(3, &[(0, 1), (1, 2)], true), &stop, &Params::default()).is_err(),
+            "not converged"
+        );
     }
 
     #[test]

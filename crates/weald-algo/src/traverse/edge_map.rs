@@ -93,7 +93,11 @@ pub fn edge_map<G: InGraph, F: EdgeMapFn<G::W>>(
     opts: &EdgeMapOptions,
 ) -> VertexSubset {
     let n = g.num_vertices();
-    assert_eq!(u.num_vertices(), n, "vertex subset and graph differ in size");
+    assert_eq!(
+        u.num_vertices(),
+        n,
+        "vertex subset and graph differ in size"
+    );
     if u.is_empty() {
         return VertexSubset::empty(n);
     }
@@ -164,12 +168,18 @@ impl<G: Graph> InGraph for AsInGraph<'_, G> {
         !self.0.is_directed()
     }
     fn in_degree(&self, v: Vertex) -> usize {
-        assert!(!self.0.is_directed(), "AsInGraph has no in-arcs for a directed graph");
+        assert!(
+            !self.0.is_directed(),
+            "AsInGraph has no in-arcs for a directed graph"
+        );
         self.0.out_degree(v)
     }
     #[inline]
     fn for_each_in<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool {
-        assert!(!self.0.is_directed(), "AsInGraph has no in-arcs for a directed graph");
+        assert!(
+            !self.0.is_directed(),
+            "AsInGraph has no in-arcs for a directed graph"
+        );
         self.0.for_each_out(v, f)
     }
 }
@@ -295,15 +305,15 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
     let threads = rayon::current_num_threads().max(1);
     let group = (total / (threads * 32)).max(MIN_GROUP);
     let num_groups = total.div_ceil(group);
-    let heavy: Vec<Vertex> = if k > 0 && (0..k).into_par_iter().any(|i| g.out_degree(ids[i]) > HEAVY)
-    {
-        ids.iter()
-            .copied()
-            .filter(|&s| g.out_degree(s) > HEAVY)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let heavy: Vec<Vertex> =
+        if k > 0 && (0..k).into_par_iter().any(|i| g.out_degree(ids[i]) > HEAVY) {
+            ids.iter()
+                .copied()
+                .filter(|&s| g.out_degree(s) > HEAVY)
+                .collect()
+        } else {
+            Vec::new()
+        };
 
     let run_group = |j: usize| -> ChunkWriter {
         let a = prefix.partition_point(|&x| x < j * group);
@@ -327,13 +337,12 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         if heavy.is_empty() {
             return out;
         }
-        let cap = heavy
-            .iter()
-            .map(|&s| g.out_degree(s))
-            .max()
-            .unwrap()
-            .min(n);
-        let mut scratch: Vec<Vertex> = if output { Vec::with_capacity(cap) } else { Vec::new() };
+        let cap = heavy.iter().map(|&s| g.out_degree(s)).max().unwrap().min(n);
+        let mut scratch: Vec<Vertex> = if output {
+            Vec::with_capacity(cap)
+        } else {
+            Vec::new()
+        };
         for &s in &heavy {
             let cursor = AtomicUsize::new(0);
             let ptr = SendPtr(scratch.as_mut_ptr());
@@ -435,7 +444,10 @@ mod tests {
     }
 
     fn opts(direction: Direction) -> EdgeMapOptions {
-        EdgeMapOptions { direction, ..Default::default() }
+        EdgeMapOptions {
+            direction,
+            ..Default::default()
+        }
     }
 
     //   0 → 1 → 3
@@ -457,12 +469,20 @@ mod tests {
         }
         // Without in-arcs a forced pull pushes instead.
         let g = csr_no_in(6, &[(0, 1), (0, 2), (1, 3), (1, 4), (2, 4)]);
-        let out = edge_map(&g, &VertexSubset::from_vertex(6, 0), &claim(6, &[0]), &opts(Direction::Dense));
+        let out = edge_map(
+            &g,
+            &VertexSubset::from_vertex(6, 0),
+            &claim(6, &[0]),
+            &opts(Direction::Dense),
+        );
         assert!(!out.is_dense());
         assert_eq!(out.to_sorted_vec(), vec![1, 2]);
         // No output requested.
         let f = claim(6, &[0]);
-        let o = EdgeMapOptions { output: false, ..opts(Direction::Sparse) };
+        let o = EdgeMapOptions {
+            output: false,
+            ..opts(Direction::Sparse)
+        };
         assert!(edge_map(&g, &VertexSubset::from_vertex(6, 0), &f, &o).is_empty());
         assert!(!EdgeMapFn::<()>::cond(&f, 2));
     }
@@ -483,7 +503,12 @@ mod tests {
             results.push(edge_map(&g, &u, &f, &opts(dir)));
         }
         let f = claim(n as usize, &[]);
-        let only_centre = edge_map(&g, &VertexSubset::from_vertex(n as usize, 0), &f, &opts(Direction::Sparse));
+        let only_centre = edge_map(
+            &g,
+            &VertexSubset::from_vertex(n as usize, 0),
+            &f,
+            &opts(Direction::Sparse),
+        );
         assert_eq!(only_centre.len(), 40_000);
         assert_eq!(results[0].len(), n as usize);
         assert_eq!(results[0], results[1]);

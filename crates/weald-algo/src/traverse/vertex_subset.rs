@@ -31,7 +31,9 @@ enum Repr {
 impl PartialEq for VertexSubset {
     /// Two subsets are equal when they hold the same vertices (whatever their form and order).
     fn eq(&self, other: &Self) -> bool {
-        self.n == other.n && self.len() == other.len() && self.to_sorted_vec() == other.to_sorted_vec()
+        self.n == other.n
+            && self.len() == other.len()
+            && self.to_sorted_vec() == other.to_sorted_vec()
     }
 }
 
@@ -202,7 +204,10 @@ impl VertexSubset {
             Repr::Sparse(ids) => (Some(ids.iter().copied()), None),
             Repr::Dense { bits, .. } => (None, Some(iter_bits(bits))),
         };
-        sparse.into_iter().flatten().chain(dense.into_iter().flatten())
+        sparse
+            .into_iter()
+            .flatten()
+            .chain(dense.into_iter().flatten())
     }
 
     /// Call `f(v)` for every member, in parallel.
@@ -250,7 +255,10 @@ pub fn vertex_map(u: &VertexSubset, f: impl Fn(Vertex) + Sync + Send) {
 }
 
 /// The members `v` of `u` with `pred(v)`, in the same form as `u` (Ligra's vertexFilter).
-pub fn vertex_filter(u: &VertexSubset, pred: impl Fn(Vertex) -> bool + Sync + Send) -> VertexSubset {
+pub fn vertex_filter(
+    u: &VertexSubset,
+    pred: impl Fn(Vertex) -> bool + Sync + Send,
+) -> VertexSubset {
     match &u.repr {
         Repr::Sparse(ids) => {
             let ids = if ids.len() <= 4096 {
@@ -332,7 +340,10 @@ pub(crate) fn sparse_to_bits(n: usize, ids: &[Vertex]) -> Vec<u64> {
         return bits;
     }
     use std::sync::atomic::{AtomicU64, Ordering};
-    let bits: Vec<AtomicU64> = (0..words).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let bits: Vec<AtomicU64> = (0..words)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
     ids.par_iter().with_min_len(1024).for_each(|&v| {
         bits[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
     });
