@@ -5,7 +5,12 @@
 //!
 //! * [`csr`] — the static compressed-sparse-row graph: the simplest correct backend and the
 //!   oracle the others are tested against.
+//! * [`ctree`] — Aspen-style C-trees: purely-functional compressed trees, versioned snapshots.
 
 pub mod csr;
+pub mod ctree;
 
 pub use csr::{AnyCsr, BuildOptions, BuildStats, Csr};
+pub use ctree::{
+    CTreeGraph, CTreeOptions, CTreeSet, FlatSnapshot, MemoryReport, Snapshot, VersionedGraph,
+};

@@ -1,0 +1,800 @@
+//! [`CTreeGraph`]: a purely-functional graph — a vertex tree of edge C-trees. Every update
+//! returns a new graph and leaves `self` valid (the two share all untouched nodes).
+
+use super::tree::{CTree, Node};
+use super::vtree::{self, VLink, VNode};
+use super::{Heads, DEFAULT_B};
+use crate::csr::Csr;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use weald_graph::batch::Combine;
+use weald_graph::{
+    BatchResult, EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight,
+};
+
+/// Below this many items, batch preparation sorts sequentially.
+const PAR_SORT: usize = 1 << 13;
+
+/// How a [`CTreeGraph`] stores its edges.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CTreeOptions {
+    /// Directed (out-trees, optional in-trees) or symmetric (each edge stored both ways).
+    pub directed: bool,
+    /// For directed graphs, also keep in-trees (needed for `for_each_in`).
+    pub in_edges: bool,
+    /// Expected chunk size: an element is a head with probability `1/b`.
+    pub b: u32,
+}
+
+impl Default for CTreeOptions {
+    fn default() -> Self {
+        CTreeOptions {
+            directed: false,
+            in_edges: true,
+            b: DEFAULT_B,
+        }
+    }
+}
+
+/// Bytes held by one version of a graph (what the structure holds; allocator overhead and
+/// the `Arc` sharing with other versions are not counted).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// Vertex-tree nodes (including their 16 bytes of `Arc` counts and the inline prefix
+    /// chunk handle; the prefix bytes are in `chunk_bytes`).
+    pub vertex_tree: usize,
+    /// Edge-tree nodes (heads), including `Arc` counts.
+    pub edge_tree_nodes: usize,
+    /// All chunk allocations (prefixes and tails).
+    pub chunk_bytes: usize,
+    pub total: usize,
+}
+
+impl MemoryReport {
+    /// `total / arcs` (0 for no arcs): the bytes-per-edge figure, per stored (directed) arc.
+    pub fn bytes_per_arc(&self, arcs: usize) -> f64 {
+        if arcs == 0 {
+            0.0
+        } else {
+            self.total as f64 / arcs as f64
+        }
+    }
+}
+
+/// One version of a C-tree graph. Cloning is O(1) (two `Arc`s).
+pub struct CTreeGraph<W: Weight = ()> {
+    out: VLink<W>,
+    /// In-trees of a directed graph, if kept.
+    inn: Option<VLink<W>>,
+    directed: bool,
+    heads: Heads,
+    b: u32,
+    /// `1 + max vertex id present`.
+    n: usize,
+}
+
+impl<W: Weight> Clone for CTreeGraph<W> {
+    fn clone(&self) -> Self {
+        CTreeGraph {
+            out: self.out.clone(),
+            inn: self.inn.clone(),
+            directed: self.directed,
+            heads: self.heads,
+            b: self.b,
+            n: self.n,
+        }
+    }
+}
+
+impl<W: Weight> std::fmt::Debug for CTreeGraph<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CTreeGraph")
+            .field("n", &self.n)
+            .field("arcs", &self.num_arcs())
+            .field("directed", &self.directed)
+            .field("b", &self.b)
+            .finish()
+    }
+}
+
+/// Sort `(u, v, w)` by `(u, v)` and merge duplicates by `rule` in input order.
+fn sort_merge<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, rule: Combine) {
+    let stable = W::WEIGHTED && matches!(rule, Combine::First | Combine::Last);
+    let key = |a: &(Vertex, Vertex, W)| ((a.0 as u64) << 32) | a.1 as u64;
+    match (arcs.len() >= PAR_SORT, stable) {
+        (true, true) => arcs.par_sort_by_key(key),
+        (true, false) => arcs.par_sort_unstable_by_key(key),
+        (false, true) => arcs.sort_by_key(key),
+        (false, false) => arcs.sort_unstable_by_key(key),
+    }
+    let mut k = 0;
+    for i in 0..arcs.len() {
+        if k > 0 && arcs[k - 1].0 == arcs[i].0 && arcs[k - 1].1 == arcs[i].1 {
+            if W::WEIGHTED {
+                arcs[k - 1].2 = arcs[k - 1].2.combine(arcs[i].2, rule);
+            }
+        } else {
+            arcs[k] = arcs[i];
+            k += 1;
+        }
+    }
+    arcs.truncate(k);
+}
+
+/// Group sorted arcs by source: `(source, start..end)` items and the `(dst, w)` column.
+#[allow(clippy::type_complexity)]
+fn group<W: Weight>(
+    arcs: &[(Vertex, Vertex, W)],
+) -> (Vec<(Vertex, (usize, usize))>, Vec<(Vertex, W)>) {
+    let pairs: Vec<(Vertex, W)> = if arcs.len() >= PAR_SORT {
+        arcs.par_iter().map(|&(_, v, w)| (v, w)).collect()
+    } else {
+        arcs.iter().map(|&(_, v, w)| (v, w)).collect()
+    };
+    let mut items = Vec::new();
+    let mut s = 0;
+    for i in 1..=arcs.len() {
+        if i == arcs.len() || arcs[i].0 != arcs[s].0 {
+            items.push((arcs[s].0, (s, i)));
+            s = i;
+        }
+    }
+    (items, pairs)
+}
+
+/// Merge two key-sorted item lists with disjoint keys.
+fn merge_items<I: Copy>(a: &[(Vertex, I)], b: &[(Vertex, I)]) -> Vec<(Vertex, I)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].0 < b[j].0 {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+fn sort_dedup(xs: &mut Vec<Vertex>) {
+    if xs.len() >= PAR_SORT {
+        xs.par_sort_unstable();
+    } else {
+        xs.sort_unstable();
+    }
+    xs.dedup();
+}
+
+fn add(a: &mut BatchResult, b: BatchResult) {
+    a.inserted += b.inserted;
+    a.updated += b.updated;
+    a.deleted += b.deleted;
+    a.absent += b.absent;
+}
+
+#[derive(Copy, Clone)]
+enum VItem {
+    Remove,
+    Delete(usize, usize),
+}
+
+impl<W: Weight> CTreeGraph<W> {
+    /// An empty graph.
+    pub fn new(opts: CTreeOptions) -> Self {
+        CTreeGraph {
+            out: None,
+            inn: (opts.directed && opts.in_edges).then_some(None),
+            directed: opts.directed,
+            heads: Heads::new(opts.b),
+            b: opts.b,
+            n: 0,
+        }
+    }
+
+    /// The options this graph was made with.
+    pub fn options(&self) -> CTreeOptions {
+        CTreeOptions {
+            directed: self.directed,
+            in_edges: self.inn.is_some(),
+            b: self.b,
+        }
+    }
+
+    fn with(&self, out: VLink<W>, inn: Option<VLink<W>>, n: usize) -> Self {
+        CTreeGraph {
+            out,
+            inn,
+            directed: self.directed,
+            heads: self.heads,
+            b: self.b,
+            n,
+        }
+    }
+
+    /// Build from an edge list: vertices `0..el.num_vertices` all exist (as in the CSR), and
+    /// duplicate edges are merged by `combine`. Symmetric graphs store both directions.
+    pub fn from_edge_list(el: &EdgeList<W>, opts: CTreeOptions, combine: Combine) -> Result<Self> {
+        if el.src.len() != el.dst.len() || (W::WEIGHTED && el.weights.len() != el.src.len()) {
+            return Err(WealdError::Invalid(
+                "edge list columns differ in length".into(),
+            ));
+        }
+        if el.num_vertices > u32::MAX as usize {
+            return Err(WealdError::Invalid(format!(
+                "{} vertices exceed the u32 id space",
+                el.num_vertices
+            )));
+        }
+        let bad = el
+            .src
+            .par_iter()
+            .chain(el.dst.par_iter())
+            .find_any(|&&v| v as usize >= el.num_vertices);
+        if let Some(&v) = bad {
+            return Err(WealdError::VertexOutOfRange {
+                vertex: v as u64,
+                num_vertices: el.num_vertices as u64,
+            });
+        }
+        let triples: Vec<(Vertex, Vertex, W)> = (0..el.len())
+            .into_par_iter()
+            .map(|i| {
+                let w = if W::WEIGHTED {
+                    el.weights[i]
+                } else {
+                    W::default()
+                };
+                (el.src[i], el.dst[i], w)
+            })
+            .collect();
+        let all: Vec<Vertex> = (0..el.num_vertices as Vertex).collect();
+        let g = Self::new(opts).insert_vertices(&all).0;
+        Ok(g.insert_edges(&triples, combine).0)
+    }
+
+    /// Build from a CSR: same vertices, same neighbour lists (and in-trees if the CSR has
+    /// in-arcs). Every vertex `0..n` exists.
+    pub fn from_csr(csr: &Csr<W>, b: u32) -> Self {
+        let heads = Heads::new(b);
+        let n = csr.num_vertices();
+        let build = |get: &(dyn Fn(Vertex, &mut Vec<(Vertex, W)>) + Sync)| {
+            let items: Vec<(Vertex, CTree<W>)> = (0..n as Vertex)
+                .into_par_iter()
+                .with_min_len(64)
+                .map(|v| {
+                    let mut xs = Vec::new();
+                    get(v, &mut xs);
+                    (v, CTree::build(&xs, v, heads))
+                })
+                .collect();
+            vtree::from_sorted(items)
+        };
+        let out = build(&|v, xs| {
+            csr.for_each_out(v, |u, w| {
+                xs.push((u, w));
+                true
+            });
+        });
+        let inn = (csr.is_directed() && csr.in_adjacency().is_some()).then(|| {
+            build(&|v, xs| {
+                csr.for_each_in(v, |u, w| {
+                    xs.push((u, w));
+                    true
+                });
+            })
+        });
+        CTreeGraph {
+            out,
+            inn,
+            directed: csr.is_directed(),
+            heads,
+            b,
+            n,
+        }
+    }
+
+    /// Is vertex `v` present?
+    pub fn has_vertex(&self, v: Vertex) -> bool {
+        vtree::find(&self.out, v).is_some()
+    }
+
+    /// Number of vertices present (O(n); `num_vertices()` is `1 + max id`).
+    pub fn num_present_vertices(&self) -> usize {
+        vtree::count(&self.out)
+    }
+
+    /// The weight of arc `u→v`, if present.
+    pub fn find_edge(&self, u: Vertex, v: Vertex) -> Option<W> {
+        vtree::find(&self.out, u)?.find(u, v)
+    }
+
+    /// Every arc `(u, v, w)` in order of `u` then `v`.
+    pub fn arcs(&self) -> Vec<(Vertex, Vertex, W)> {
+        let mut out = Vec::with_capacity(self.num_arcs());
+        fn rec<W: Weight>(t: &VLink<W>, out: &mut Vec<(Vertex, Vertex, W)>) {
+            if let Some(n) = t {
+                rec(&n.left, out);
+                n.tree.for_each(n.key, |v, w| {
+                    out.push((n.key, v, w));
+                    true
+                });
+                rec(&n.right, out);
+            }
+        }
+        rec(&self.out, &mut out);
+        out
+    }
+
+    /// The present vertex ids in increasing order.
+    pub fn vertices(&self) -> Vec<Vertex> {
+        let mut out = Vec::new();
+        fn rec<W: Weight>(t: &VLink<W>, out: &mut Vec<Vertex>) {
+            if let Some(n) = t {
+                rec(&n.left, out);
+                out.push(n.key);
+                rec(&n.right, out);
+            }
+        }
+        rec(&self.out, &mut out);
+        out
+    }
+
+    pub(crate) fn out_tree(&self, v: Vertex) -> Option<&CTree<W>> {
+        vtree::find(&self.out, v)
+    }
+
+    pub(crate) fn in_tree(&self, v: Vertex) -> Option<&CTree<W>> {
+        match &self.inn {
+            Some(t) => vtree::find(t, v),
+            None => self.out_tree(v),
+        }
+    }
+
+    pub(crate) fn vertex_roots(&self) -> (&VLink<W>, Option<&VLink<W>>) {
+        (&self.out, self.inn.as_ref())
+    }
+
+    /// Insert vertices (existing ones are left alone). No edge counts change.
+    pub fn insert_vertices(&self, vs: &[Vertex]) -> (Self, BatchResult) {
+        let mut vs = vs.to_vec();
+        sort_dedup(&mut vs);
+        let items: Vec<(Vertex, ())> = vs
+            .par_iter()
+            .with_min_len(1024)
+            .filter(|&&v| !self.has_vertex(v))
+            .map(|&v| (v, ()))
+            .collect();
+        if items.is_empty() {
+            return (self.clone(), BatchResult::default());
+        }
+        let out = vtree::multi_update(&self.out, &items, &|_, old, _| {
+            Some(old.cloned().unwrap_or_default())
+        });
+        let n = self.n.max(*vs.last().unwrap() as usize + 1);
+        (self.with(out, self.inn.clone(), n), BatchResult::default())
+    }
+
+    /// Insert edges (both directions for a symmetric graph); an edge already present gets
+    /// `old.combine(new, rule)`, and duplicates within the batch are combined first, in input
+    /// order. Endpoints become present. Counts are over distinct edges of the batch
+    /// (undirected edges once for a symmetric graph): `inserted` new, `updated` already there.
+    pub fn insert_edges(
+        &self,
+        edges: &[(Vertex, Vertex, W)],
+        rule: Combine,
+    ) -> (Self, BatchResult) {
+        if edges.is_empty() {
+            return (self.clone(), BatchResult::default());
+        }
+        let mut arcs: Vec<(Vertex, Vertex, W)> = if self.directed {
+            edges.to_vec()
+        } else {
+            let mut a = Vec::with_capacity(edges.len() * 2);
+            for &(u, v, w) in edges {
+                a.push((u, v, w));
+                if u != v {
+                    a.push((v, u, w));
+                }
+            }
+            a
+        };
+        sort_merge(&mut arcs, rule);
+        let batch_loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
+        let distinct = if self.directed {
+            arcs.len() as u64
+        } else {
+            (arcs.len() as u64 + batch_loops) / 2
+        };
+        let max_id = arcs.iter().map(|a| a.0.max(a.1)).max().unwrap();
+        let (mut items, pairs) = group(&arcs);
+        if self.directed {
+            // Destinations must exist too.
+            let mut dsts: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
+            sort_dedup(&mut dsts);
+            let extra: Vec<(Vertex, (usize, usize))> = dsts
+                .par_iter()
+                .with_min_len(1024)
+                .filter(|&&v| {
+                    items.binary_search_by_key(&v, |it| it.0).is_err() && !self.has_vertex(v)
+                })
+                .map(|&v| (v, (0, 0)))
+                .collect();
+            if !extra.is_empty() {
+                items = merge_items(&items, &extra);
+            }
+        }
+        let heads = self.heads;
+        let ins_arcs = AtomicU64::new(0);
+        let ins_loops = AtomicU64::new(0);
+        let out = vtree::multi_update(&self.out, &items, &|v, old, &(s, e)| {
+            let xs = &pairs[s..e];
+            Some(match old {
+                None => {
+                    ins_arcs.fetch_add(xs.len() as u64, Relaxed);
+                    if !self.directed && xs.binary_search_by_key(&v, |p| p.0).is_ok() {
+                        ins_loops.fetch_add(1, Relaxed);
+                    }
+                    CTree::build(xs, v, heads)
+                }
+                Some(t) => {
+                    let nt = t.multi_insert(v, xs, heads, rule);
+                    ins_arcs.fetch_add((nt.len() - t.len()) as u64, Relaxed);
+                    if !self.directed
+                        && xs.binary_search_by_key(&v, |p| p.0).is_ok()
+                        && t.find(v, v).is_none()
+                    {
+                        ins_loops.fetch_add(1, Relaxed);
+                    }
+                    nt
+                }
+            })
+        });
+        let inn = self.inn.as_ref().map(|inn| {
+            let mut rev: Vec<(Vertex, Vertex, W)> =
+                arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
+            let key = |a: &(Vertex, Vertex, W)| ((a.0 as u64) << 32) | a.1 as u64;
+            if rev.len() >= PAR_SORT {
+                rev.par_sort_unstable_by_key(key);
+            } else {
+                rev.sort_unstable_by_key(key);
+            }
+            let (items, pairs) = group(&rev);
+            vtree::multi_update(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
+                let xs = &pairs[s..e];
+                Some(match old {
+                    None => CTree::build(xs, v, heads),
+                    Some(t) => t.multi_insert(v, xs, heads, rule),
+                })
+            })
+        });
+        let ins_arcs = ins_arcs.into_inner();
+        let inserted = if self.directed {
+            ins_arcs
+        } else {
+            (ins_arcs + ins_loops.into_inner()) / 2
+        };
+        let n = self.n.max(max_id as usize + 1);
+        (
+            self.with(out, inn, n),
+            BatchResult {
+                inserted,
+                updated: distinct - inserted,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Delete edges (both directions for a symmetric graph). Vertices stay present. Counts
+    /// are over distinct edges of the batch: `deleted` were there, `absent` were not.
+    pub fn delete_edges(&self, edges: &[(Vertex, Vertex)]) -> (Self, BatchResult) {
+        if edges.is_empty() {
+            return (self.clone(), BatchResult::default());
+        }
+        let mut arcs: Vec<(Vertex, Vertex, ())> = if self.directed {
+            edges.iter().map(|&(u, v)| (u, v, ())).collect()
+        } else {
+            let mut a = Vec::with_capacity(edges.len() * 2);
+            for &(u, v) in edges {
+                a.push((u, v, ()));
+                if u != v {
+                    a.push((v, u, ()));
+                }
+            }
+            a
+        };
+        sort_merge(&mut arcs, Combine::First);
+        let batch_loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
+        let distinct = if self.directed {
+            arcs.len() as u64
+        } else {
+            (arcs.len() as u64 + batch_loops) / 2
+        };
+        let (items, _) = group(&arcs);
+        let keys: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
+        let del_arcs = AtomicU64::new(0);
+        let del_loops = AtomicU64::new(0);
+        let out = vtree::multi_update(&self.out, &items, &|v, old, &(s, e)| {
+            let t = old?;
+            let ks = &keys[s..e];
+            if !self.directed && ks.binary_search(&v).is_ok() && t.find(v, v).is_some() {
+                del_loops.fetch_add(1, Relaxed);
+            }
+            let nt = t.multi_delete(v, ks);
+            del_arcs.fetch_add((t.len() - nt.len()) as u64, Relaxed);
+            Some(nt)
+        });
+        let inn = self.inn.as_ref().map(|inn| {
+            let mut rev: Vec<(Vertex, Vertex, ())> =
+                arcs.iter().map(|&(u, v, _)| (v, u, ())).collect();
+            sort_merge(&mut rev, Combine::First);
+            let (items, _) = group(&rev);
+            let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
+            vtree::multi_update(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
+                old.map(|t| t.multi_delete(v, &keys[s..e]))
+            })
+        });
+        let del = del_arcs.into_inner();
+        let deleted = if self.directed {
+            del
+        } else {
+            (del + del_loops.into_inner()) / 2
+        };
+        (
+            self.with(out, inn, self.n),
+            BatchResult {
+                deleted,
+                absent: distinct - deleted,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Delete vertices and every edge incident to them (a symmetric graph stays symmetric).
+    /// `deleted` counts the vertices removed plus the edges removed with them; `absent` the
+    /// vertices that were not present. Directed graphs without in-trees scan all arcs.
+    pub fn delete_vertices(&self, vs: &[Vertex]) -> (Self, BatchResult) {
+        let mut ds = vs.to_vec();
+        sort_dedup(&mut ds);
+        let before = ds.len();
+        ds.retain(|&v| self.has_vertex(v));
+        let absent = (before - ds.len()) as u64;
+        if ds.is_empty() {
+            return (
+                self.clone(),
+                BatchResult {
+                    absent,
+                    ..Default::default()
+                },
+            );
+        }
+        let in_d = |x: Vertex| ds.binary_search(&x).is_ok();
+        // Arcs x→v (x not deleted, v deleted) to remove from x's out-tree.
+        let mut cut: Vec<(Vertex, Vertex, ())> = Vec::new();
+        let mut out_arcs: u64 = 0;
+        let mut inner: u64 = 0;
+        for &v in &ds {
+            let t = self.out_tree(v).unwrap();
+            out_arcs += t.len() as u64;
+            if !self.directed {
+                t.for_each(v, |x, _| {
+                    if in_d(x) {
+                        inner += (x != v) as u64;
+                    } else {
+                        cut.push((x, v, ()));
+                    }
+                    true
+                });
+            } else if let Some(inn) = &self.inn {
+                if let Some(it) = vtree::find(inn, v) {
+                    it.for_each(v, |x, _| {
+                        if !in_d(x) {
+                            cut.push((x, v, ()));
+                        }
+                        true
+                    });
+                }
+            }
+        }
+        if self.directed && self.inn.is_none() {
+            cut = vtree::map_reduce_nodes(
+                &self.out,
+                &|n: &VNode<W>| {
+                    let mut c = Vec::new();
+                    if !in_d(n.key) {
+                        n.tree.for_each(n.key, |y, _| {
+                            if in_d(y) {
+                                c.push((n.key, y, ()));
+                            }
+                            true
+                        });
+                    }
+                    c
+                },
+                &|mut a, b| {
+                    a.extend(b);
+                    a
+                },
+                &Vec::new,
+            );
+        }
+        let edges = if self.directed {
+            out_arcs + cut.len() as u64
+        } else {
+            out_arcs - inner / 2
+        };
+        let keys_out = Self::removal_items(&ds, &mut cut);
+        let out = vtree::multi_update(&self.out, &keys_out.0, &|v, old, it| {
+            Self::apply_removal(v, old, it, &keys_out.1)
+        });
+        let inn = self.inn.as_ref().map(|inn| {
+            // In-tree of y loses v for every arc v→y with y not deleted.
+            let mut cut_in: Vec<(Vertex, Vertex, ())> = Vec::new();
+            for &v in &ds {
+                self.out_tree(v).unwrap().for_each(v, |y, _| {
+                    if !in_d(y) {
+                        cut_in.push((y, v, ()));
+                    }
+                    true
+                });
+            }
+            let items = Self::removal_items(&ds, &mut cut_in);
+            vtree::multi_update(inn, &items.0, &|v, old, it| {
+                Self::apply_removal(v, old, it, &items.1)
+            })
+        });
+        let n = vtree::max_key(&out).map_or(0, |m| m as usize + 1);
+        (
+            self.with(out, inn, n),
+            BatchResult {
+                deleted: ds.len() as u64 + edges,
+                absent,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Items removing the vertices `ds` and the sorted arcs `cut` (sources not in `ds`).
+    fn removal_items(
+        ds: &[Vertex],
+        cut: &mut Vec<(Vertex, Vertex, ())>,
+    ) -> (Vec<(Vertex, VItem)>, Vec<Vertex>) {
+        sort_merge(cut, Combine::First);
+        let (groups, _) = group(cut);
+        let keys: Vec<Vertex> = cut.iter().map(|a| a.1).collect();
+        let a: Vec<(Vertex, VItem)> = ds.iter().map(|&v| (v, VItem::Remove)).collect();
+        let b: Vec<(Vertex, VItem)> = groups
+            .into_iter()
+            .map(|(v, (s, e))| (v, VItem::Delete(s, e)))
+            .collect();
+        (merge_items(&a, &b), keys)
+    }
+
+    fn apply_removal(
+        v: Vertex,
+        old: Option<&CTree<W>>,
+        it: &VItem,
+        keys: &[Vertex],
+    ) -> Option<CTree<W>> {
+        match *it {
+            VItem::Remove => None,
+            VItem::Delete(s, e) => old.map(|t| t.multi_delete(v, &keys[s..e])),
+        }
+    }
+
+    /// Apply a batch atomically (as one new version): vertex insertions, edge insertions,
+    /// edge deletions, then vertex deletions; the results are summed.
+    pub fn apply(&self, batch: &UpdateBatch<W>, rule: Combine) -> (Self, BatchResult) {
+        let mut r = BatchResult::default();
+        let (g, x) = self.insert_vertices(&batch.insert_vertices);
+        add(&mut r, x);
+        let (g, x) = g.insert_edges(&batch.insert_edges, rule);
+        add(&mut r, x);
+        let (g, x) = g.delete_edges(&batch.delete_edges);
+        add(&mut r, x);
+        let (g, x) = g.delete_vertices(&batch.delete_vertices);
+        add(&mut r, x);
+        (g, r)
+    }
+
+    /// Bytes held by this version, by kind.
+    pub fn memory_bytes(&self) -> MemoryReport {
+        let count = |t: &VLink<W>| {
+            vtree::map_reduce_nodes(
+                t,
+                &|n: &VNode<W>| {
+                    let (e, c) = n.tree.memory();
+                    (1usize, e, c)
+                },
+                &|a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2),
+                &|| (0, 0, 0),
+            )
+        };
+        let mut tot = count(&self.out);
+        if let Some(i) = &self.inn {
+            let x = count(i);
+            tot = (tot.0 + x.0, tot.1 + x.1, tot.2 + x.2);
+        }
+        let vertex_tree = tot.0 * (std::mem::size_of::<VNode<W>>() + 16);
+        let edge_tree_nodes = tot.1 * (std::mem::size_of::<Node<W>>() + 16);
+        MemoryReport {
+            vertex_tree,
+            edge_tree_nodes,
+            chunk_bytes: tot.2,
+            total: vertex_tree + edge_tree_nodes + tot.2,
+        }
+    }
+
+    /// Check every structural invariant (tests).
+    #[cfg(test)]
+    pub(crate) fn check(&self) {
+        vtree::check(&self.out, self.heads);
+        if let Some(i) = &self.inn {
+            vtree::check(i, self.heads);
+        }
+        assert_eq!(
+            self.n,
+            vtree::max_key(&self.out).map_or(0, |m| m as usize + 1)
+        );
+    }
+}
+
+impl<W: Weight> Graph for CTreeGraph<W> {
+    type W = W;
+
+    #[inline]
+    fn num_vertices(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn num_arcs(&self) -> usize {
+        vtree::arcs(&self.out) as usize
+    }
+
+    #[inline]
+    fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    #[inline]
+    fn out_degree(&self, v: Vertex) -> usize {
+        self.out_tree(v).map_or(0, CTree::len)
+    }
+
+    #[inline]
+    fn for_each_out<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
+        self.out_tree(v).is_none_or(|t| t.for_each(v, f))
+    }
+
+    fn par_for_each_out<F: Fn(Vertex, W) + Sync + Send>(&self, v: Vertex, f: F) {
+        if let Some(t) = self.out_tree(v) {
+            t.par_for_each(v, &f);
+        }
+    }
+}
+
+impl<W: Weight> InGraph for CTreeGraph<W> {
+    fn has_in_edges(&self) -> bool {
+        !self.directed || self.inn.is_some()
+    }
+
+    fn in_degree(&self, v: Vertex) -> usize {
+        assert!(
+            self.has_in_edges(),
+            "in-trees of a directed C-tree graph were not kept"
+        );
+        self.in_tree(v).map_or(0, CTree::len)
+    }
+
+    fn for_each_in<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
+        assert!(
+            self.has_in_edges(),
+            "in-trees of a directed C-tree graph were not kept"
+        );
+        self.in_tree(v).is_none_or(|t| t.for_each(v, f))
+    }
+}

@@ -1,0 +1,117 @@
+//! # C-trees (Aspen-style) — a purely-functional, compressed, versioned graph store
+//!
+//! ## Structure
+//!
+//! * **C-tree** ([`CTreeSet`], and the edge trees inside the graph): an ordered set of
+//!   `(u32 key, W weight)` elements. An element `x` is a *head* iff
+//!   `(fmix32(x ^ SEED_HEAD) * b) >> 32 == 0` (probability `1/b`, `b = 256` by default,
+//!   configurable per graph); heads live in a treap, each owning the *tail chunk* of
+//!   non-heads up to the next head. Non-heads before the first head form the *prefix* chunk,
+//!   which is stored inline in the owner (a vertex node), so a vertex whose neighbours hold no
+//!   head costs no edge-tree node at all. The chunking is a function of the set only, so equal
+//!   sets have equal shapes.
+//! * **Balancing**: treaps whose priorities are a second hash of the key
+//!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key), so shapes are canonical and no priority is
+//!   stored. All updates are join-based (`join3`, `join2`) with path copying; nodes are
+//!   `Arc`-shared between versions and never mutated.
+//! * **Vertex tree**: the same kind of treap keyed by vertex id, each node holding the vertex's
+//!   edge C-tree and augmented with the subtree arc count, so `num_arcs()` is O(1).
+//!   Symmetric graphs store each edge in both directions; directed graphs store out-trees and,
+//!   optionally, a second vertex tree of in-trees.
+//!
+//! ## Chunk layout (bytes; see `chunk.rs`)
+//!
+//! `varint count | varint (last - first) | varint zigzag(first - base) | varint gaps... |
+//! weights (W::BYTES each, little-endian; nothing for W = ())`, one `Box<[u8]>` allocation.
+//! `base` is the source vertex for a prefix and the head for a tail, so neighbours close to
+//! their source cost one byte. Count, first and last are O(1) from the header.
+//!
+//! ## Complexity (n = tree size, k = batch size, b = expected chunk size)
+//!
+//! * find: O(log n + b) expected; degree: O(1) after the O(log n) vertex lookup.
+//! * multi-insert / multi-delete of k sorted elements: O(k log(n/k + 1)) nodes copied plus
+//!   O(b) work per chunk touched; both sides recurse in parallel (`rayon::join`) above a cutoff.
+//! * build from sorted: O(n) chunk encoding plus O(h log h) for h = n/b heads (parallel).
+//! * union(A, B): the smaller side is flattened and multi-inserted into the larger;
+//!   difference: multi-delete; intersection: filter the smaller by finds in the larger.
+//! * graph batches: parallel sort, duplicate merging, grouping by source, then one parallel
+//!   multi-update of the vertex tree, each touched vertex doing a multi-insert/-delete.
+//!
+//! ## Memory
+//!
+//! Per vertex: one vertex-tree node (`size_of::<VNode<()>>()` = 56 bytes + 16 bytes of `Arc`
+//! counts) plus its prefix chunk; per edge-tree node (one per ~b edges) 48 + 16 bytes; per
+//! edge about one byte of gap (more for distant neighbours) plus `W::BYTES`. See
+//! [`MemoryReport`] (counts what the structure holds, excluding allocator overhead).
+//!
+//! ## Ids
+//!
+//! A vertex exists once it is inserted explicitly or appears as an edge endpoint, and stops
+//! existing when deleted. `num_vertices()` is `1 + max id present` (0 when empty); ids below
+//! it that are not present behave as isolated vertices.
+//!
+//! ## Versions
+//!
+//! [`VersionedGraph`] publishes versions through an atomic pointer with a wait-free
+//! `acquire` (see `version.rs`); [`FlatSnapshot`] flattens one version into an array of
+//! per-vertex handles.
+
+mod chunk;
+mod flat;
+mod graph;
+mod set;
+mod tree;
+mod version;
+mod vtree;
+
+#[cfg(test)]
+mod tests;
+
+pub use flat::FlatSnapshot;
+pub use graph::{CTreeGraph, CTreeOptions, MemoryReport};
+pub use set::CTreeSet;
+pub use version::{Snapshot, VersionedGraph};
+
+use weald_graph::Vertex;
+
+/// The default expected chunk size.
+pub const DEFAULT_B: u32 = 256;
+
+const SEED_HEAD: u32 = 0x9e37_79b9;
+const SEED_PRIO: u32 = 0x85eb_ca6b;
+
+/// The murmur3 32-bit finaliser.
+#[inline(always)]
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    h
+}
+
+/// The head rule of a tree: `x` is a head with probability `1/b`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Heads {
+    b: u32,
+}
+
+impl Heads {
+    pub(crate) fn new(b: u32) -> Self {
+        assert!(b >= 1, "chunk size b must be at least 1");
+        Heads { b }
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_head(self, x: Vertex) -> bool {
+        ((fmix32(x ^ SEED_HEAD) as u64 * self.b as u64) >> 32) == 0
+    }
+}
+
+/// Treap priority order: does `a` belong above `b`?
+#[inline(always)]
+pub(crate) fn higher(a: Vertex, b: Vertex) -> bool {
+    let (pa, pb) = (fmix32(a ^ SEED_PRIO), fmix32(b ^ SEED_PRIO));
+    pa > pb || (pa == pb && a > b)
+}

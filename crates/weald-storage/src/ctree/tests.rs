@@ -1,0 +1,776 @@
+//! Tests of the C-tree store against `BTreeMap` models and the CSR.
+
+use super::*;
+use crate::csr::{BuildOptions, Csr};
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use weald_graph::batch::Combine;
+use weald_graph::{BatchResult, EdgeList, Graph, InGraph, UpdateBatch, Vertex, Weight};
+
+/// xorshift64*: deterministic randomness without dependencies.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn sorted_unique(mut xs: Vec<(Vertex, i32)>) -> Vec<(Vertex, i32)> {
+    xs.sort_by_key(|x| x.0);
+    xs.dedup_by_key(|x| x.0);
+    xs
+}
+
+// ---------------------------------------------------------------- C-tree sets
+
+#[test]
+fn set_basics_and_split() {
+    // b = 4: about a quarter of the keys are heads, so trees have many nodes.
+    let xs: Vec<(Vertex, i32)> = (0..2000).map(|i| (i * 7 + 3, i as i32)).collect();
+    let s = CTreeSet::from_sorted(500, 4, &xs);
+    s.check();
+    assert_eq!(s.len(), 2000);
+    assert_eq!(s.to_vec(), xs);
+    assert_eq!(s.find(10), Some(1));
+    assert_eq!(s.find(11), None);
+    let (l, f, r) = s.split(7 * 1000 + 3);
+    l.check();
+    r.check();
+    assert_eq!(f, Some(1000));
+    assert_eq!(l.to_vec(), xs[..1000].to_vec());
+    assert_eq!(r.to_vec(), xs[1001..].to_vec());
+    let (l, f, r) = s.split(7 * 1000 + 4);
+    assert_eq!(f, None);
+    assert_eq!(l.len() + r.len(), 2001 - 1);
+    let sum = s.map_reduce(|_, w| w as i64, |a, b| a + b, || 0);
+    assert_eq!(sum, (0..2000).sum::<i64>());
+    let mut seen = vec![];
+    assert!(!s.for_each(|x, _| {
+        seen.push(x);
+        x < 20
+    }));
+    assert_eq!(seen, vec![3, 10, 17, 24]);
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    s.par_for_each(|_, _| {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(count.into_inner(), 2000);
+}
+
+fn model_set(s: &CTreeSet<i32>) -> BTreeMap<Vertex, i32> {
+    s.to_vec().into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn set_ops_match_btreemap(
+        a in proptest::collection::vec((0u32..3000, -50i32..50), 0..600),
+        b in proptest::collection::vec((0u32..3000, -50i32..50), 0..600),
+        bsz in prop_oneof![Just(1u32), Just(2), Just(8), Just(256)],
+        base in 0u32..3000,
+        k in 0u32..3000,
+        rule_i in 0usize..5,
+    ) {
+        let rule = [Combine::Min, Combine::Max, Combine::Sum, Combine::First, Combine::Last][rule_i];
+        let (a, b) = (sorted_unique(a), sorted_unique(b));
+        let sa = CTreeSet::from_sorted(base, bsz, &a);
+        let sb = CTreeSet::from_sorted(base.wrapping_add(17), bsz, &b);
+        sa.check();
+        sb.check();
+        let ma: BTreeMap<Vertex, i32> = a.iter().copied().collect();
+        let mb: BTreeMap<Vertex, i32> = b.iter().copied().collect();
+        prop_assert_eq!(model_set(&sa), ma.clone());
+        // union, both ways round
+        let mut mu = ma.clone();
+        for (&x, &w) in &mb {
+            mu.entry(x).and_modify(|o| *o = o.combine(w, rule)).or_insert(w);
+        }
+        let u = sa.union(&sb, rule);
+        u.check();
+        prop_assert_eq!(model_set(&u), mu.clone());
+        prop_assert_eq!(u.len(), mu.len());
+        let u2 = sa.insert_sorted(&b, rule);
+        u2.check();
+        prop_assert_eq!(model_set(&u2), mu);
+        // difference and intersection
+        let d = sa.difference(&sb);
+        d.check();
+        let md: BTreeMap<Vertex, i32> = ma.iter().filter(|(x, _)| !mb.contains_key(x)).map(|(&x, &w)| (x, w)).collect();
+        prop_assert_eq!(model_set(&d), md);
+        let i = sa.intersection(&sb);
+        i.check();
+        let mi: BTreeMap<Vertex, i32> = ma.iter().filter(|(x, _)| mb.contains_key(x)).map(|(&x, &w)| (x, w)).collect();
+        prop_assert_eq!(model_set(&i), mi);
+        // split
+        let (l, f, r) = sa.split(k);
+        l.check();
+        r.check();
+        prop_assert_eq!(f, ma.get(&k).copied());
+        prop_assert_eq!(model_set(&l), ma.range(..k).map(|(&x, &w)| (x, w)).collect::<BTreeMap<_, _>>());
+        prop_assert_eq!(model_set(&r), ma.range(k + 1..).map(|(&x, &w)| (x, w)).collect::<BTreeMap<_, _>>());
+        // finds
+        for x in (0..3000).step_by(37) {
+            prop_assert_eq!(sa.find(x), ma.get(&x).copied());
+        }
+        // the old version is untouched by all of the above
+        prop_assert_eq!(sa.to_vec(), a);
+    }
+}
+
+#[test]
+fn set_repeated_updates() {
+    let mut rng = Rng(7);
+    for &b in &[1u32, 3, 16, 256] {
+        let mut s = CTreeSet::<i32>::new(1000, b);
+        let mut m = BTreeMap::new();
+        for _ in 0..150 {
+            let k = rng.below(200) as usize;
+            let xs: Vec<(Vertex, i32)> = (0..k)
+                .map(|_| (rng.below(5000) as Vertex, rng.below(100) as i32))
+                .collect();
+            let xs = sorted_unique(xs);
+            if rng.below(3) == 0 {
+                let ks: Vec<Vertex> = xs.iter().map(|x| x.0).collect();
+                s = s.delete_sorted(&ks);
+                for k in ks {
+                    m.remove(&k);
+                }
+            } else {
+                s = s.insert_sorted(&xs, Combine::Sum);
+                for (x, w) in xs {
+                    *m.entry(x).or_insert(0) += w;
+                }
+            }
+            s.check();
+            assert_eq!(s.len(), m.len());
+        }
+        assert_eq!(model_set(&s), m);
+    }
+}
+
+// ---------------------------------------------------------------- graphs
+
+/// The model: vertex set and arcs (both directions for symmetric graphs).
+#[derive(Clone, Default, PartialEq, Debug)]
+struct Model {
+    directed: bool,
+    vs: BTreeSet<Vertex>,
+    arcs: BTreeMap<(Vertex, Vertex), i32>,
+}
+
+impl Model {
+    fn key(&self, u: Vertex, v: Vertex) -> (Vertex, Vertex) {
+        if self.directed {
+            (u, v)
+        } else {
+            (u.min(v), u.max(v))
+        }
+    }
+
+    fn apply(&mut self, b: &UpdateBatch<i32>, rule: Combine) -> BatchResult {
+        let mut r = BatchResult::default();
+        self.vs.extend(b.insert_vertices.iter().copied());
+        // insert edges: combine duplicates in input order first
+        let mut distinct: BTreeMap<(Vertex, Vertex), i32> = BTreeMap::new();
+        for &(u, v, w) in &b.insert_edges {
+            distinct
+                .entry(self.key(u, v))
+                .and_modify(|o| *o = o.combine(w, rule))
+                .or_insert(w);
+        }
+        for ((u, v), w) in distinct {
+            self.vs.insert(u);
+            self.vs.insert(v);
+            let nw = match self.arcs.get(&(u, v)) {
+                Some(&o) => {
+                    r.updated += 1;
+                    o.combine(w, rule)
+                }
+                None => {
+                    r.inserted += 1;
+                    w
+                }
+            };
+            self.arcs.insert((u, v), nw);
+            if !self.directed {
+                self.arcs.insert((v, u), nw);
+            }
+        }
+        let distinct: BTreeSet<(Vertex, Vertex)> = b
+            .delete_edges
+            .iter()
+            .map(|&(u, v)| self.key(u, v))
+            .collect();
+        for (u, v) in distinct {
+            if self.arcs.remove(&(u, v)).is_some() {
+                if !self.directed {
+                    self.arcs.remove(&(v, u));
+                }
+                r.deleted += 1;
+            } else {
+                r.absent += 1;
+            }
+        }
+        let dv: BTreeSet<Vertex> = b.delete_vertices.iter().copied().collect();
+        for &v in &dv {
+            if self.vs.remove(&v) {
+                r.deleted += 1;
+            } else {
+                r.absent += 1;
+            }
+        }
+        let before = self.arcs.len();
+        let loops_before = self.arcs.keys().filter(|(u, v)| u == v).count();
+        self.arcs
+            .retain(|(u, v), _| !dv.contains(u) && !dv.contains(v));
+        let removed = before - self.arcs.len();
+        let loops_removed = loops_before - self.arcs.keys().filter(|(u, v)| u == v).count();
+        r.deleted += if self.directed {
+            removed
+        } else {
+            (removed + loops_removed) / 2
+        } as u64;
+        r
+    }
+
+    fn n(&self) -> usize {
+        self.vs.last().map_or(0, |&m| m as usize + 1)
+    }
+}
+
+fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
+    let mut m = BTreeMap::new();
+    for u in 0..g.num_vertices() as Vertex {
+        let mut prev = None;
+        let mut deg = 0;
+        g.for_each_out(u, |v, w| {
+            assert!(prev.is_none_or(|p| p < v), "neighbours out of order");
+            prev = Some(v);
+            deg += 1;
+            m.insert((u, v), w);
+            true
+        });
+        assert_eq!(deg, g.out_degree(u));
+    }
+    assert_eq!(m.len(), g.num_arcs());
+    m
+}
+
+fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
+    let mut m = BTreeMap::new();
+    for v in 0..g.num_vertices() as Vertex {
+        let mut deg = 0;
+        g.for_each_in(v, |u, w| {
+            deg += 1;
+            m.insert((u, v), w);
+            true
+        });
+        assert_eq!(deg, g.in_degree(v));
+    }
+    m
+}
+
+fn same(got: &BTreeMap<(Vertex, Vertex), i32>, want: &BTreeMap<(Vertex, Vertex), i32>, what: &str) {
+    let extra: Vec<_> = got.iter().filter(|(k, v)| want.get(k) != Some(v)).collect();
+    let missing: Vec<_> = want.iter().filter(|(k, v)| got.get(k) != Some(v)).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty(),
+        "{what}: extra {extra:?} missing {missing:?}"
+    );
+}
+
+fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
+    g.check();
+    assert_eq!(g.num_vertices(), m.n());
+    same(&graph_arcs(g), &m.arcs, "out-arcs");
+    assert_eq!(g.vertices(), m.vs.iter().copied().collect::<Vec<_>>());
+    if g.has_in_edges() {
+        same(&in_arcs(g), &m.arcs, "in-arcs");
+    }
+    let f = FlatSnapshot::new(g);
+    assert_eq!(f.num_vertices(), m.n());
+    assert_eq!(graph_arcs(&f), m.arcs);
+    if f.has_in_edges() {
+        assert_eq!(in_arcs(&f), m.arcs);
+    }
+}
+
+fn random_batch(rng: &mut Rng, nv: u64, size: usize) -> UpdateBatch<i32> {
+    let mut b = UpdateBatch::new();
+    let k = rng.below(size as u64 + 1) as usize;
+    for _ in 0..k {
+        let u = rng.below(nv) as Vertex;
+        // clustered neighbours, some far away, some self loops
+        let v = match rng.below(4) {
+            0 => u,
+            1 => rng.below(nv) as Vertex,
+            _ => (u as u64 + rng.below(8)).min(nv - 1) as Vertex,
+        };
+        b.insert_edges.push((u, v, rng.below(20) as i32 - 5));
+    }
+    for _ in 0..rng.below(size as u64 / 2 + 1) {
+        let u = rng.below(nv) as Vertex;
+        let v = if rng.below(2) == 0 {
+            (u as u64 + rng.below(8)).min(nv - 1) as Vertex
+        } else {
+            rng.below(nv) as Vertex
+        };
+        b.delete_edges.push((u, v));
+    }
+    if rng.below(3) == 0 {
+        for _ in 0..rng.below(4) {
+            b.insert_vertices.push(rng.below(nv + 10) as Vertex);
+        }
+    }
+    if rng.below(3) == 0 {
+        for _ in 0..rng.below(3) {
+            b.delete_vertices.push(rng.below(nv + 5) as Vertex);
+        }
+    }
+    b
+}
+
+fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches: usize) {
+    let mut rng = Rng(seed);
+    let mut g = CTreeGraph::<i32>::new(opts);
+    let mut m = Model {
+        directed: opts.directed,
+        ..Default::default()
+    };
+    let mut history: Vec<(CTreeGraph<i32>, Model)> = vec![(g.clone(), m.clone())];
+    for i in 0..batches {
+        let size = [0usize, 1, 10, 200, 2000][rng.below(5) as usize];
+        let b = random_batch(&mut rng, nv, size);
+        if std::env::var("CTREE_DEBUG").is_ok() {
+            let mut gg = g.clone();
+            let mut mm = m.clone();
+            let parts = [
+                UpdateBatch {
+                    insert_vertices: b.insert_vertices.clone(),
+                    ..Default::default()
+                },
+                UpdateBatch {
+                    insert_edges: b.insert_edges.clone(),
+                    ..Default::default()
+                },
+                UpdateBatch {
+                    delete_edges: b.delete_edges.clone(),
+                    ..Default::default()
+                },
+                UpdateBatch {
+                    delete_vertices: b.delete_vertices.clone(),
+                    ..Default::default()
+                },
+            ];
+            for (pi, p) in parts.iter().enumerate() {
+                let (g3, r3) = gg.apply(p, rule);
+                let rm = mm.apply(p, rule);
+                eprintln!("batch {i} part {pi}: {p:?}");
+                assert_eq!(r3, rm, "part {pi}");
+                check_graph(&g3, &mm);
+                gg = g3;
+            }
+        }
+        let (g2, r) = g.apply(&b, rule);
+        let r_model = m.apply(&b, rule);
+        assert_eq!(
+            r, r_model,
+            "batch {i} counts (seed {seed}, {opts:?}, {rule:?})"
+        );
+        check_graph(&g2, &m);
+        g = g2;
+        history.push((g.clone(), m.clone()));
+    }
+    // Snapshot isolation: every old version still holds exactly its model.
+    for (old, om) in &history {
+        assert_eq!(graph_arcs(old), om.arcs);
+        assert_eq!(old.num_vertices(), om.n());
+    }
+}
+
+#[test]
+fn graph_matches_model_symmetric() {
+    for (seed, rule, b) in [
+        (1, Combine::Min, 4),
+        (2, Combine::Last, 256),
+        (3, Combine::Sum, 1),
+    ] {
+        let opts = CTreeOptions {
+            directed: false,
+            in_edges: false,
+            b,
+        };
+        run_model_test(seed, opts, rule, 300, 40);
+    }
+}
+
+#[test]
+fn graph_matches_model_directed() {
+    for (seed, rule, ins, b) in [
+        (4, Combine::First, true, 4),
+        (5, Combine::Max, false, 256),
+        (6, Combine::Min, true, 2),
+    ] {
+        let opts = CTreeOptions {
+            directed: true,
+            in_edges: ins,
+            b,
+        };
+        run_model_test(seed, opts, rule, 300, 40);
+    }
+}
+
+#[test]
+fn graph_small_id_space_dense() {
+    // Few vertices, many updates: dense neighbour lists, many heads with b = 2.
+    let opts = CTreeOptions {
+        directed: false,
+        in_edges: false,
+        b: 2,
+    };
+    run_model_test(11, opts, Combine::Min, 40, 30);
+    let opts = CTreeOptions {
+        directed: true,
+        in_edges: true,
+        b: 8,
+    };
+    run_model_test(12, opts, Combine::Last, 40, 30);
+}
+
+//   0 --- 1
+//   |   / |
+//   |  /  |      plus a self loop on 3
+//   2     3 (o)
+#[test]
+fn tiny_symmetric_by_hand() {
+    let g = CTreeGraph::<()>::new(CTreeOptions::default());
+    let (g, r) = g.insert_edges(
+        &[
+            (0, 1, ()),
+            (0, 2, ()),
+            (1, 2, ()),
+            (1, 3, ()),
+            (3, 3, ()),
+            (1, 0, ()),
+        ],
+        Combine::Min,
+    );
+    assert_eq!(
+        r,
+        BatchResult {
+            inserted: 5,
+            updated: 0,
+            deleted: 0,
+            absent: 0
+        }
+    );
+    assert_eq!(g.num_vertices(), 4);
+    assert_eq!(g.num_arcs(), 9);
+    assert_eq!(g.num_edges(), 5);
+    let mut n1 = vec![];
+    g.for_each_out(1, |u, _| {
+        n1.push(u);
+        true
+    });
+    assert_eq!(n1, vec![0, 2, 3]);
+    let (g2, r) = g.delete_edges(&[(3, 1), (0, 3), (3, 3)]);
+    assert_eq!(
+        r,
+        BatchResult {
+            inserted: 0,
+            updated: 0,
+            deleted: 2,
+            absent: 1
+        }
+    );
+    assert_eq!(g2.num_arcs(), 6);
+    let (g3, r) = g.delete_vertices(&[1, 9]);
+    // vertex 1 and its edges 0-1, 1-2, 1-3
+    assert_eq!(
+        r,
+        BatchResult {
+            inserted: 0,
+            updated: 0,
+            deleted: 4,
+            absent: 1
+        }
+    );
+    assert_eq!(g3.num_arcs(), 3);
+    assert_eq!(g3.out_degree(1), 0);
+    assert!(!g3.has_vertex(1));
+    assert_eq!(g.num_arcs(), 9, "old version unchanged");
+    let (g4, _) = g3.delete_vertices(&[3]);
+    assert_eq!(g4.num_vertices(), 3);
+    assert_eq!(g4.num_arcs(), 2);
+}
+
+#[test]
+fn high_degree_vertex() {
+    // One vertex with 150,000 neighbours, built in three batches, then thinned.
+    let opts = CTreeOptions {
+        directed: true,
+        in_edges: true,
+        b: 256,
+    };
+    let g = CTreeGraph::<i32>::new(opts);
+    let hub = 77u32;
+    let mut model: BTreeMap<Vertex, i32> = BTreeMap::new();
+    let mut g = g;
+    for part in 0..3u32 {
+        let batch: Vec<(Vertex, Vertex, i32)> = (0..50_000u32)
+            .map(|i| (hub, i * 3 + part, (i % 100) as i32))
+            .collect();
+        for &(_, v, w) in &batch {
+            model.insert(v, w);
+        }
+        g = g.insert_edges(&batch, Combine::Min).0;
+    }
+    assert_eq!(g.out_degree(hub), 150_000);
+    assert_eq!(g.num_arcs(), 150_000);
+    let mut got = Vec::with_capacity(150_000);
+    g.for_each_out(hub, |v, w| {
+        got.push((v, w));
+        true
+    });
+    assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
+    // parallel traversal sees every neighbour once
+    let sum = std::sync::atomic::AtomicU64::new(0);
+    g.par_for_each_out(hub, |v, _| {
+        sum.fetch_add(v as u64, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(
+        sum.into_inner(),
+        model.keys().map(|&v| v as u64).sum::<u64>()
+    );
+    // delete every other neighbour
+    let del: Vec<(Vertex, Vertex)> = (0..150_000u32).step_by(2).map(|v| (hub, v)).collect();
+    let (g2, r) = g.delete_edges(&del);
+    assert_eq!(r.deleted, 75_000);
+    assert_eq!(g2.out_degree(hub), 75_000);
+    assert_eq!(g.out_degree(hub), 150_000);
+    g2.check();
+    assert_eq!(g2.in_degree(1), 1);
+    assert_eq!(g2.in_degree(2), 0);
+    // chunks: about 150,000 / 256 tree nodes, about one byte per gap
+    let mem = g.memory_bytes();
+    assert!(mem.chunk_bytes < 150_000 * 16, "{mem:?}");
+    // deleting the hub removes everything
+    let (g3, r) = g2.delete_vertices(&[hub]);
+    assert_eq!(r.deleted, 75_001);
+    assert_eq!(g3.num_arcs(), 0);
+    g3.check();
+}
+
+#[test]
+fn same_neighbours_as_csr() {
+    let mut rng = Rng(99);
+    for directed in [false, true] {
+        let mut el = EdgeList::<i32>::new(2000);
+        for _ in 0..20_000 {
+            let u = rng.below(2000) as Vertex;
+            let v = if rng.below(2) == 0 {
+                rng.below(2000) as Vertex
+            } else {
+                (u as u64 + rng.below(30)).min(1999) as Vertex
+            };
+            el.push(u, v, rng.below(50) as i32);
+        }
+        // a hub
+        for v in 0..2000 {
+            el.push(5, v, 1);
+        }
+        let bo = BuildOptions {
+            directed,
+            ..Default::default()
+        };
+        let (csr, _) = Csr::build(el.clone(), &bo).unwrap();
+        let opts = CTreeOptions {
+            directed,
+            in_edges: true,
+            b: 16,
+        };
+        let a = CTreeGraph::from_edge_list(&el, opts, Combine::Min).unwrap();
+        let b = CTreeGraph::from_csr(&csr, 16);
+        a.check();
+        b.check();
+        for g in [&a, &b] {
+            assert_eq!(g.num_vertices(), csr.num_vertices());
+            assert_eq!(g.num_arcs(), csr.num_arcs());
+            assert_eq!(g.num_self_loops(), csr.num_self_loops());
+            assert_eq!(graph_arcs(g), graph_arcs(&csr));
+            assert_eq!(in_arcs(g), in_arcs(&csr));
+        }
+    }
+}
+
+#[test]
+fn edge_list_out_of_range_is_an_error() {
+    let mut el = EdgeList::<()>::new(2);
+    el.push(0, 5, ());
+    assert!(CTreeGraph::from_edge_list(&el, CTreeOptions::default(), Combine::Min).is_err());
+}
+
+#[test]
+fn directed_without_in_trees() {
+    let opts = CTreeOptions {
+        directed: true,
+        in_edges: false,
+        b: 4,
+    };
+    let g = CTreeGraph::<()>::new(opts);
+    let (g, _) = g.insert_edges(&[(0, 1, ()), (2, 1, ()), (1, 3, ())], Combine::Min);
+    assert!(!g.has_in_edges());
+    assert_eq!(g.num_vertices(), 4);
+    assert!(g.has_vertex(3));
+    let (g2, r) = g.delete_vertices(&[1]);
+    assert_eq!(r.deleted, 4);
+    assert_eq!(g2.num_arcs(), 0);
+}
+
+#[test]
+fn memory_report_is_small() {
+    // 20,000 vertices, ~16 clustered neighbours each.
+    let mut rng = Rng(5);
+    let n = 20_000u32;
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for _ in 0..8 {
+            let v = (u as u64 + 1 + rng.below(64)).min(n as u64 - 1) as Vertex;
+            edges.push((u, v, ()));
+        }
+    }
+    let g = CTreeGraph::<()>::new(CTreeOptions::default())
+        .insert_edges(&edges, Combine::Min)
+        .0;
+    let m = g.memory_bytes();
+    assert_eq!(m.total, m.vertex_tree + m.edge_tree_nodes + m.chunk_bytes);
+    let bpe = m.bytes_per_arc(g.num_arcs());
+    // Chunks alone are close to one byte per arc (gaps < 128) plus headers.
+    assert!(m.chunk_bytes < g.num_arcs() * 2, "{m:?}");
+    assert!(bpe < 12.0, "{bpe} bytes per arc: {m:?}");
+}
+
+// ---------------------------------------------------------------- versions
+
+#[test]
+fn versioned_acquire_set_release() {
+    let vg = VersionedGraph::new(CTreeGraph::<()>::new(CTreeOptions::default()));
+    let s0 = vg.acquire();
+    assert_eq!(s0.version(), 0);
+    let (v1, r) = vg.apply(
+        &UpdateBatch {
+            insert_edges: vec![(0, 1, ()), (1, 2, ())],
+            ..Default::default()
+        },
+        Combine::Min,
+    );
+    assert_eq!((v1, r.inserted), (1, 2));
+    let s1 = vg.acquire();
+    assert_eq!(s1.version(), 1);
+    assert_eq!(s1.num_arcs(), 4);
+    assert_eq!(s0.num_arcs(), 0, "old snapshot unchanged");
+    let g2 = s1.graph().insert_edges(&[(5, 6, ())], Combine::Min).0;
+    assert_eq!(vg.set(g2), 2);
+    assert_eq!(vg.version(), 2);
+    let flat = vg.acquire().flat();
+    assert_eq!(flat.num_vertices(), 7);
+    assert_eq!(flat.out_degree(5), 1);
+    drop((s0, s1));
+    assert_eq!(vg.reclaim(), 0);
+}
+
+#[test]
+fn concurrent_readers_one_writer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let vg = Arc::new(VersionedGraph::new(CTreeGraph::<()>::new(
+        CTreeOptions::default(),
+    )));
+    let done = Arc::new(AtomicBool::new(false));
+    // Version k holds exactly the edges {i, i+1} for i < 10 k: 20 k arcs.
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let vg = vg.clone();
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut last = 0;
+                let mut seen = 0u64;
+                while !done.load(Ordering::Acquire) || seen < 10 {
+                    let s = vg.acquire();
+                    let v = s.version();
+                    assert!(v >= last, "versions went backwards");
+                    last = v;
+                    assert_eq!(s.num_arcs() as u64, 20 * v);
+                    let f = s.flat();
+                    assert_eq!(f.num_arcs() as u64, 20 * v);
+                    assert_eq!(graph_arcs_unit(&f), 20 * v as usize);
+                    seen += 1;
+                }
+                last
+            })
+        })
+        .collect();
+    for k in 1..=100u32 {
+        let edges: Vec<(Vertex, Vertex, ())> =
+            (10 * (k - 1)..10 * k).map(|i| (i, i + 1, ())).collect();
+        let (v, r) = vg.apply(
+            &UpdateBatch {
+                insert_edges: edges,
+                ..Default::default()
+            },
+            Combine::Min,
+        );
+        assert_eq!(v, k as u64);
+        assert_eq!(r.inserted, 10);
+    }
+    done.store(true, Ordering::Release);
+    for r in readers {
+        let last = r.join().unwrap();
+        assert!(last <= 100);
+    }
+    assert_eq!(vg.reclaim(), 0);
+    assert_eq!(vg.acquire().num_arcs(), 2000);
+}
+
+fn graph_arcs_unit<G: Graph<W = ()>>(g: &G) -> usize {
+    (0..g.num_vertices() as Vertex)
+        .map(|u| {
+            let mut c = 0;
+            g.for_each_out(u, |_, _| {
+                c += 1;
+                true
+            });
+            c
+        })
+        .sum()
+}
+
+#[test]
+fn weights_are_stored() {
+    let g = CTreeGraph::<f64>::new(CTreeOptions {
+        directed: true,
+        in_edges: false,
+        b: 2,
+    });
+    let (g, _) = g.insert_edges(&[(1, 2, 0.5), (1, 3, 1.5), (1, 2, 0.25)], Combine::Sum);
+    assert_eq!(g.find_edge(1, 2), Some(0.75));
+    let (g, r) = g.insert_edges(&[(1, 3, 2.0)], Combine::Max);
+    assert_eq!(
+        r,
+        BatchResult {
+            inserted: 0,
+            updated: 1,
+            deleted: 0,
+            absent: 0
+        }
+    );
+    assert_eq!(g.find_edge(1, 3), Some(2.0));
+    assert!(<f64 as Weight>::WEIGHTED);
+}

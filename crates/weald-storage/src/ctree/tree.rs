@@ -1,0 +1,616 @@
+//! The C-tree: a prefix chunk plus a purely-functional treap of heads, each head owning the
+//! tail chunk of non-heads up to the next head.
+//!
+//! Every function takes the tree by reference and returns a new tree (path copying); the
+//! input stays valid. `base` is the value the prefix chunk is encoded relative to (the source
+//! vertex at the top level); a head's tail is always encoded relative to the head.
+
+use super::chunk::Chunk;
+use super::{higher, Heads};
+use std::sync::Arc;
+use weald_graph::batch::Combine;
+use weald_graph::{Vertex, Weight};
+
+/// Below this many batch elements, recursive updates run sequentially.
+const PAR_ELEMS: usize = 2048;
+
+pub(crate) type Link<W> = Option<Arc<Node<W>>>;
+
+/// An edge-tree node: a head, its tail chunk, and its subtrees.
+pub(crate) struct Node<W: Weight> {
+    pub(crate) left: Link<W>,
+    pub(crate) right: Link<W>,
+    /// Elements in this subtree (heads and tails).
+    pub(crate) size: usize,
+    pub(crate) head: Vertex,
+    pub(crate) w: W,
+    pub(crate) tail: Chunk,
+}
+
+/// A C-tree over `(Vertex, W)` elements. The base of its prefix and the head rule are not
+/// stored: the owner (a vertex of the graph, or a [`super::CTreeSet`]) supplies them.
+pub(crate) struct CTree<W: Weight> {
+    pub(crate) prefix: Chunk,
+    pub(crate) root: Link<W>,
+}
+
+impl<W: Weight> Clone for CTree<W> {
+    fn clone(&self) -> Self {
+        CTree {
+            prefix: self.prefix.clone(),
+            root: self.root.clone(),
+        }
+    }
+}
+
+impl<W: Weight> Default for CTree<W> {
+    fn default() -> Self {
+        CTree {
+            prefix: Chunk::empty(),
+            root: None,
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn size<W: Weight>(l: &Link<W>) -> usize {
+    l.as_ref().map_or(0, |n| n.size)
+}
+
+#[inline]
+fn mk<W: Weight>(left: Link<W>, head: Vertex, w: W, tail: Chunk, right: Link<W>) -> Arc<Node<W>> {
+    let size = size(&left) + size(&right) + 1 + tail.count();
+    Arc::new(Node {
+        left,
+        right,
+        size,
+        head,
+        w,
+        tail,
+    })
+}
+
+/// Treap join: all keys of `l` < `head` < all keys of `r`.
+pub(crate) fn join3<W: Weight>(
+    l: Link<W>,
+    head: Vertex,
+    w: W,
+    tail: Chunk,
+    r: Link<W>,
+) -> Arc<Node<W>> {
+    let l_top = l.as_ref().is_some_and(|ln| {
+        higher(ln.head, head) && r.as_ref().is_none_or(|rn| higher(ln.head, rn.head))
+    });
+    if l_top {
+        let ln = l.unwrap();
+        let nr = join3(ln.right.clone(), head, w, tail, r);
+        return mk(ln.left.clone(), ln.head, ln.w, ln.tail.clone(), Some(nr));
+    }
+    if let Some(rn) = r.as_ref().filter(|rn| higher(rn.head, head)) {
+        // `rn` beats `head`, and `l`'s root did not beat both: `rn` is the top.
+        let nl = join3(l, head, w, tail, rn.left.clone());
+        return mk(Some(nl), rn.head, rn.w, rn.tail.clone(), rn.right.clone());
+    }
+    mk(l, head, w, tail, r)
+}
+
+/// Treap join of two trees with all keys of `l` < all keys of `r`.
+pub(crate) fn join2<W: Weight>(l: Link<W>, r: Link<W>) -> Link<W> {
+    match (l, r) {
+        (None, r) => r,
+        (l, None) => l,
+        (Some(ln), Some(rn)) => Some(if higher(ln.head, rn.head) {
+            let nr = join2(ln.right.clone(), Some(rn));
+            mk(ln.left.clone(), ln.head, ln.w, ln.tail.clone(), nr)
+        } else {
+            let nl = join2(Some(ln), rn.left.clone());
+            mk(nl, rn.head, rn.w, rn.tail.clone(), rn.right.clone())
+        }),
+    }
+}
+
+/// Build the canonical treap over heads `hs` (indices into `xs`); the tail of head `hs[i]`
+/// runs to `hs[i + 1]` (or `end`).
+fn build_nodes<W: Weight>(xs: &[(Vertex, W)], hs: &[usize], end: usize) -> Link<W> {
+    if hs.is_empty() {
+        return None;
+    }
+    let mut top = 0;
+    for i in 1..hs.len() {
+        if higher(xs[hs[i]].0, xs[hs[top]].0) {
+            top = i;
+        }
+    }
+    let h = hs[top];
+    let tail_end = if top + 1 < hs.len() { hs[top + 1] } else { end };
+    let (left, right) = if hs.len() >= 32 {
+        rayon::join(
+            || build_nodes(xs, &hs[..top], h),
+            || build_nodes(xs, &hs[top + 1..], end),
+        )
+    } else {
+        (
+            build_nodes(xs, &hs[..top], h),
+            build_nodes(xs, &hs[top + 1..], end),
+        )
+    };
+    let (head, w) = xs[h];
+    let tail = Chunk::encode(head, &xs[h + 1..tail_end]);
+    Some(mk(left, head, w, tail, right))
+}
+
+impl<W: Weight> CTree<W> {
+    /// Build from strictly increasing elements.
+    pub(crate) fn build(xs: &[(Vertex, W)], base: Vertex, heads: Heads) -> Self {
+        let first = xs.iter().position(|&(x, _)| heads.is_head(x));
+        let Some(h0) = first else {
+            return CTree {
+                prefix: Chunk::encode(base, xs),
+                root: None,
+            };
+        };
+        let hs: Vec<usize> = if xs.len() >= 1 << 16 {
+            use rayon::prelude::*;
+            (h0..xs.len())
+                .into_par_iter()
+                .with_min_len(4096)
+                .filter(|&i| heads.is_head(xs[i].0))
+                .collect()
+        } else {
+            (h0..xs.len()).filter(|&i| heads.is_head(xs[i].0)).collect()
+        };
+        CTree {
+            prefix: Chunk::encode(base, &xs[..h0]),
+            root: build_nodes(xs, &hs, xs.len()),
+        }
+    }
+
+    /// Number of elements, O(1).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.prefix.count() + size(&self.root)
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.prefix.is_empty() && self.root.is_none()
+    }
+
+    /// Weight of `x`, if present.
+    pub(crate) fn find(&self, base: Vertex, x: Vertex) -> Option<W> {
+        let mut cur = self.root.as_deref();
+        let mut cand: Option<&Node<W>> = None;
+        while let Some(n) = cur {
+            if x == n.head {
+                return Some(n.w);
+            }
+            if x < n.head {
+                cur = n.left.as_deref();
+            } else {
+                cand = Some(n);
+                cur = n.right.as_deref();
+            }
+        }
+        match cand {
+            None => self.prefix.find(base, x),
+            Some(n) => n.tail.find(n.head, x),
+        }
+    }
+
+    /// In-order traversal with early exit; `false` iff stopped.
+    #[inline]
+    pub(crate) fn for_each(&self, base: Vertex, mut f: impl FnMut(Vertex, W) -> bool) -> bool {
+        self.prefix.for_each(base, &mut f) && for_each_node(&self.root, &mut f)
+    }
+
+    /// All elements in order.
+    pub(crate) fn to_vec(&self, base: Vertex) -> Vec<(Vertex, W)> {
+        let mut v = Vec::with_capacity(self.len());
+        self.for_each(base, |x, w| {
+            v.push((x, w));
+            true
+        });
+        v
+    }
+
+    /// Call `f` on every element, in parallel across chunks (any order).
+    pub(crate) fn par_for_each(&self, base: Vertex, f: &(impl Fn(Vertex, W) + Sync)) {
+        self.prefix.for_each(base, |x, w| {
+            f(x, w);
+            true
+        });
+        par_nodes(&self.root, f);
+    }
+
+    /// Map every element and reduce, in parallel across chunks.
+    pub(crate) fn map_reduce<T: Send>(
+        &self,
+        base: Vertex,
+        map: &(impl Fn(Vertex, W) -> T + Sync),
+        reduce: &(impl Fn(T, T) -> T + Sync),
+        id: &(impl Fn() -> T + Sync),
+    ) -> T {
+        let mut acc = id();
+        self.prefix.for_each(base, |x, w| {
+            acc = reduce(std::mem::replace(&mut acc, id()), map(x, w));
+            true
+        });
+        let t = map_reduce_nodes(&self.root, map, reduce, id);
+        reduce(acc, t)
+    }
+
+    /// Insert (or combine) the strictly increasing `xs`: the existing weight `old` becomes
+    /// `old.combine(new, rule)`.
+    pub(crate) fn multi_insert(
+        &self,
+        base: Vertex,
+        xs: &[(Vertex, W)],
+        heads: Heads,
+        rule: Combine,
+    ) -> Self {
+        if xs.is_empty() {
+            return self.clone();
+        }
+        let (prefix, root) = insert_rec(&self.prefix, &self.root, base, xs, heads, rule);
+        CTree { prefix, root }
+    }
+
+    /// Remove the strictly increasing keys `ks` (absent keys are ignored).
+    pub(crate) fn multi_delete(&self, base: Vertex, ks: &[Vertex]) -> Self {
+        if ks.is_empty() {
+            return self.clone();
+        }
+        let (prefix, root) = delete_rec(&self.prefix, &self.root, base, ks);
+        CTree { prefix, root }
+    }
+
+    /// Count `(edge-tree nodes, chunk bytes)`.
+    pub(crate) fn memory(&self) -> (usize, usize) {
+        let mut nodes = 0;
+        let mut bytes = self.prefix.bytes();
+        count_nodes(&self.root, &mut nodes, &mut bytes);
+        (nodes, bytes)
+    }
+
+    /// Check the structural invariants (tests): sorted, heads exactly the hashed elements,
+    /// sizes, treap order.
+    #[cfg(test)]
+    pub(crate) fn check(&self, base: Vertex, heads: Heads) {
+        let mut prev: Option<Vertex> = None;
+        self.prefix.for_each(base, |x, _: W| {
+            assert!(!heads.is_head(x), "head {x} in a chunk");
+            assert!(prev.is_none_or(|p| p < x));
+            prev = Some(x);
+            true
+        });
+        fn rec<W: Weight>(l: &Link<W>, prev: &mut Option<Vertex>, heads: Heads) -> usize {
+            let Some(n) = l else { return 0 };
+            for c in [&n.left, &n.right].into_iter().flatten() {
+                assert!(!higher(c.head, n.head), "treap order");
+            }
+            let ls = rec(&n.left, prev, heads);
+            assert!(heads.is_head(n.head));
+            assert!(prev.is_none_or(|p| p < n.head));
+            *prev = Some(n.head);
+            n.tail.for_each(n.head, |x, _: W| {
+                assert!(!heads.is_head(x));
+                assert!(prev.is_none_or(|p| p < x));
+                *prev = Some(x);
+                true
+            });
+            let rs = rec(&n.right, prev, heads);
+            assert_eq!(n.size, ls + rs + 1 + n.tail.count());
+            n.size
+        }
+        rec(&self.root, &mut prev, heads);
+    }
+}
+
+fn for_each_node<W: Weight>(l: &Link<W>, f: &mut impl FnMut(Vertex, W) -> bool) -> bool {
+    let Some(n) = l else { return true };
+    for_each_node(&n.left, f)
+        && f(n.head, n.w)
+        && n.tail.for_each(n.head, &mut *f)
+        && for_each_node(&n.right, f)
+}
+
+fn par_nodes<W: Weight>(l: &Link<W>, f: &(impl Fn(Vertex, W) + Sync)) {
+    let Some(n) = l else { return };
+    let body = || {
+        f(n.head, n.w);
+        n.tail.for_each(n.head, |x, w| {
+            f(x, w);
+            true
+        });
+    };
+    if n.size >= 4096 {
+        rayon::join(|| par_nodes(&n.left, f), || par_nodes(&n.right, f));
+        body();
+    } else {
+        par_nodes(&n.left, f);
+        body();
+        par_nodes(&n.right, f);
+    }
+}
+
+fn map_reduce_nodes<W: Weight, T: Send>(
+    l: &Link<W>,
+    map: &(impl Fn(Vertex, W) -> T + Sync),
+    reduce: &(impl Fn(T, T) -> T + Sync),
+    id: &(impl Fn() -> T + Sync),
+) -> T {
+    let Some(n) = l else { return id() };
+    let (a, b) = if n.size >= 4096 {
+        rayon::join(
+            || map_reduce_nodes(&n.left, map, reduce, id),
+            || map_reduce_nodes(&n.right, map, reduce, id),
+        )
+    } else {
+        (
+            map_reduce_nodes(&n.left, map, reduce, id),
+            map_reduce_nodes(&n.right, map, reduce, id),
+        )
+    };
+    let mut acc = reduce(a, map(n.head, n.w));
+    n.tail.for_each(n.head, |x, w| {
+        acc = reduce(std::mem::replace(&mut acc, id()), map(x, w));
+        true
+    });
+    reduce(acc, b)
+}
+
+fn count_nodes<W: Weight>(l: &Link<W>, nodes: &mut usize, bytes: &mut usize) {
+    if let Some(n) = l {
+        *nodes += 1;
+        *bytes += n.tail.bytes();
+        count_nodes(&n.left, nodes, bytes);
+        count_nodes(&n.right, nodes, bytes);
+    }
+}
+
+/// Merge two strictly increasing runs; equal keys combine `old.combine(new, rule)`.
+pub(crate) fn merge_sorted<W: Weight>(
+    old: &[(Vertex, W)],
+    new: &[(Vertex, W)],
+    rule: Combine,
+    out: &mut Vec<(Vertex, W)>,
+) {
+    out.reserve(old.len() + new.len());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() && j < new.len() {
+        let (a, b) = (old[i], new[j]);
+        if a.0 < b.0 {
+            out.push(a);
+            i += 1;
+        } else if b.0 < a.0 {
+            out.push(b);
+            j += 1;
+        } else {
+            out.push((
+                a.0,
+                if W::WEIGHTED {
+                    a.1.combine(b.1, rule)
+                } else {
+                    a.1
+                },
+            ));
+            i += 1;
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&old[i..]);
+    out.extend_from_slice(&new[j..]);
+}
+
+/// `(prefix, root)` of the sequence `prefix ++ root` (prefix relative to `base`) with `xs`
+/// inserted. Everything in `xs` is greater than the element that precedes this sequence.
+fn insert_rec<W: Weight>(
+    prefix: &Chunk,
+    root: &Link<W>,
+    base: Vertex,
+    xs: &[(Vertex, W)],
+    heads: Heads,
+    rule: Combine,
+) -> (Chunk, Link<W>) {
+    let Some(n) = root else {
+        let mut old = Vec::new();
+        prefix.decode_into(base, &mut old);
+        let mut merged = Vec::new();
+        merge_sorted(&old, xs, rule, &mut merged);
+        let t = CTree::build(&merged, base, heads);
+        return (t.prefix, t.root);
+    };
+    let i = xs.partition_point(|&(x, _)| x < n.head);
+    let hit = i < xs.len() && xs[i].0 == n.head;
+    let j = i + hit as usize;
+    let go_left = || {
+        if i == 0 {
+            (prefix.clone(), n.left.clone())
+        } else {
+            insert_rec(prefix, &n.left, base, &xs[..i], heads, rule)
+        }
+    };
+    let go_right = || {
+        if j == xs.len() {
+            (n.tail.clone(), n.right.clone())
+        } else {
+            insert_rec(&n.tail, &n.right, n.head, &xs[j..], heads, rule)
+        }
+    };
+    let ((lp, lr), (rp, rr)) = if xs.len() >= PAR_ELEMS {
+        rayon::join(go_left, go_right)
+    } else {
+        (go_left(), go_right())
+    };
+    let w = if hit && W::WEIGHTED {
+        n.w.combine(xs[i].1, rule)
+    } else {
+        n.w
+    };
+    (lp, Some(join3(lr, n.head, w, rp, rr)))
+}
+
+/// `(prefix, root)` of the sequence with the keys `ks` removed.
+fn delete_rec<W: Weight>(
+    prefix: &Chunk,
+    root: &Link<W>,
+    base: Vertex,
+    ks: &[Vertex],
+) -> (Chunk, Link<W>) {
+    let Some(n) = root else {
+        let Some((_, first, last)) = prefix.header(base) else {
+            return (Chunk::empty(), None);
+        };
+        if ks[ks.len() - 1] < first || ks[0] > last {
+            return (prefix.clone(), None);
+        }
+        let mut kept: Vec<(Vertex, W)> = Vec::new();
+        let mut k = 0;
+        prefix.for_each(base, |x, w| {
+            while k < ks.len() && ks[k] < x {
+                k += 1;
+            }
+            if k >= ks.len() || ks[k] != x {
+                kept.push((x, w));
+            }
+            true
+        });
+        return (Chunk::encode(base, &kept), None);
+    };
+    let i = ks.partition_point(|&x| x < n.head);
+    let hit = i < ks.len() && ks[i] == n.head;
+    let j = i + hit as usize;
+    let go_left = || {
+        if i == 0 {
+            (prefix.clone(), n.left.clone())
+        } else {
+            delete_rec(prefix, &n.left, base, &ks[..i])
+        }
+    };
+    let go_right = || {
+        if j == ks.len() {
+            (n.tail.clone(), n.right.clone())
+        } else {
+            delete_rec(&n.tail, &n.right, n.head, &ks[j..])
+        }
+    };
+    let ((lp, lr), (rp, rr)) = if ks.len() >= PAR_ELEMS {
+        rayon::join(go_left, go_right)
+    } else {
+        (go_left(), go_right())
+    };
+    if !hit {
+        return (lp, Some(join3(lr, n.head, n.w, rp, rr)));
+    }
+    // The head goes: its (remaining) tail joins the last block on the left.
+    if rp.is_empty() {
+        return (lp, join2(lr, rr));
+    }
+    let mut extra = Vec::new();
+    rp.decode_into(n.head, &mut extra);
+    match lr {
+        None => {
+            let mut all = Vec::new();
+            lp.decode_into(base, &mut all);
+            all.extend_from_slice(&extra);
+            (Chunk::encode(base, &all), rr)
+        }
+        Some(l) => (lp, join2(Some(append_last(&l, &extra)), rr)),
+    }
+}
+
+/// Append `extra` (non-heads greater than everything in `l`) to the last tail of `l`.
+fn append_last<W: Weight>(l: &Arc<Node<W>>, extra: &[(Vertex, W)]) -> Arc<Node<W>> {
+    match &l.right {
+        Some(r) => {
+            let nr = append_last(r, extra);
+            mk(l.left.clone(), l.head, l.w, l.tail.clone(), Some(nr))
+        }
+        None => {
+            let mut all = Vec::new();
+            l.tail.decode_into(l.head, &mut all);
+            all.extend_from_slice(extra);
+            mk(
+                l.left.clone(),
+                l.head,
+                l.w,
+                Chunk::encode(l.head, &all),
+                None,
+            )
+        }
+    }
+}
+
+/// Split at `k`: `(elements < k, weight of k if present, elements > k)`; the right part's
+/// prefix is encoded relative to `right_base`.
+pub(crate) fn split<W: Weight>(
+    prefix: &Chunk,
+    root: &Link<W>,
+    base: Vertex,
+    k: Vertex,
+    right_base: Vertex,
+) -> (CTree<W>, Option<W>, CTree<W>) {
+    let Some(n) = root else {
+        let mut lo = Vec::new();
+        let mut hi = Vec::new();
+        let mut found = None;
+        prefix.for_each(base, |x, w| {
+            if x < k {
+                lo.push((x, w));
+            } else if x == k {
+                found = Some(w);
+            } else {
+                hi.push((x, w));
+            }
+            true
+        });
+        return (
+            CTree {
+                prefix: Chunk::encode(base, &lo),
+                root: None,
+            },
+            found,
+            CTree {
+                prefix: Chunk::encode(right_base, &hi),
+                root: None,
+            },
+        );
+    };
+    if k < n.head {
+        let (l, f, r) = split(prefix, &n.left, base, k, right_base);
+        let root = join3(r.root, n.head, n.w, n.tail.clone(), n.right.clone());
+        (
+            l,
+            f,
+            CTree {
+                prefix: r.prefix,
+                root: Some(root),
+            },
+        )
+    } else if k > n.head {
+        let (l, f, r) = split(&n.tail, &n.right, n.head, k, right_base);
+        let root = join3(n.left.clone(), n.head, n.w, l.prefix, l.root);
+        (
+            CTree {
+                prefix: prefix.clone(),
+                root: Some(root),
+            },
+            f,
+            r,
+        )
+    } else {
+        let mut tail: Vec<(Vertex, W)> = Vec::new();
+        n.tail.decode_into(n.head, &mut tail);
+        (
+            CTree {
+                prefix: prefix.clone(),
+                root: n.left.clone(),
+            },
+            Some(n.w),
+            CTree {
+                prefix: Chunk::encode(right_base, &tail),
+                root: n.right.clone(),
+            },
+        )
+    }
+}
