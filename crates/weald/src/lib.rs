@@ -1,1 +1,19 @@
-//! weald
+//! # Weald — a single-machine engine for graphs that change
+//!
+//! This is the facade crate: it re-exports the parts and provides the one place where types are
+//! erased for the front ends (the `weald` command and the Python package):
+//!
+//! * [`AnyGraph`] — one enum over every backend and weight type, with the [`with_graph!`] macro
+//!   to run generic code on whatever is inside;
+//! * [`runner`] — run any algorithm of `weald-algo` by name on an [`AnyGraph`], time its trials,
+//!   verify the answer, and report per-vertex values in the user's vertex ids.
+
+pub mod any;
+pub mod runner;
+
+pub use any::AnyGraph;
+pub use weald_algo as algo;
+pub use weald_graph as graph;
+pub use weald_graph::{EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight};
+pub use weald_io as io;
+pub use weald_storage as storage;

@@ -1,0 +1,266 @@
+"""Worker process for one peer case (NetworKit, igraph, rustworkx, networkx).
+
+    peers.py prepare EDGELIST OUT.npz        edge list (both directions) -> each edge once, int32
+    peers.py meta IN.npz                     vertices, edges, a random non-isolated source
+    peers.py load SYSTEM EDGELIST            time reading the text edge list into SYSTEM's graph
+    peers.py kernel SYSTEM CASE IN.npz --repeat R --source S [--tol T]
+
+Prints one JSON object as the last line: {"times": [...], "check": {...}}. A kernel is run once
+as a warm-up, then R timed times. Graph construction is not timed for kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+
+THREADS = int(os.environ.get("WEALD_BENCH_THREADS", "1"))
+
+
+def prepare(src: str, out: str) -> None:
+    with open(src, "rb") as f:
+        data = f.read()
+    first = next((ln for ln in data.split(b"\n", 64) if ln.strip() and not ln.startswith((b"#", b"%"))), b"0 0")
+    cols = len(first.split())
+    # Whitespace-separated numbers (tabs and newlines count as separators).
+    arr = np.fromstring(data.decode(), dtype=np.float64, sep=" ")
+    arr = arr.reshape(-1, cols)
+    u = arr[:, 0].astype(np.int64)
+    v = arr[:, 1].astype(np.int64)
+    w = arr[:, 2].astype(np.int64) if cols >= 3 else np.ones(len(u), dtype=np.int64)
+    keep = u < v
+    n = int(max(u.max(initial=-1), v.max(initial=-1)) + 1)
+    np.savez(out, u=u[keep].astype(np.int32), v=v[keep].astype(np.int32), w=w[keep].astype(np.int32), n=n)
+
+
+def load_npz(path: str):
+    z = np.load(path)
+    return int(z["n"]), z["u"], z["v"], z["w"]
+
+
+def meta(path: str) -> dict:
+    n, u, v, _ = load_npz(path)
+    deg = np.bincount(np.concatenate([u, v]), minlength=n)
+    rng = random.Random(27491095)
+    source = 0
+    for _ in range(100):
+        source = rng.randrange(n) if n else 0
+        if n == 0 or deg[source] > 0:
+            break
+    return {"vertices": n, "edges": int(len(u)), "source": int(source)}
+
+
+def build(system: str, n, u, v, w, weighted: bool):
+    if system == "networkit":
+        import networkit as nk
+
+        nk.setNumberOfThreads(THREADS)
+        g = nk.Graph(n, weighted=weighted)
+        # addEdges needs node ids of networkit's own index type (uint64); int32 crashes it.
+        uu, vv = u.astype(np.uint64), v.astype(np.uint64)
+        if weighted:
+            g.addEdges((w.astype(np.float64), (uu, vv)))
+        else:
+            g.addEdges((uu, vv))
+        return g
+    if system == "igraph":
+        import igraph as ig
+
+        g = ig.Graph(n=n, edges=np.column_stack([u, v]).tolist(), directed=False)
+        if weighted:
+            g.es["weight"] = w.tolist()
+        return g
+    if system == "rustworkx":
+        import rustworkx as rx
+
+        g = rx.PyGraph(multigraph=False)
+        g.add_nodes_from(range(n))
+        if weighted:
+            g.extend_from_weighted_edge_list(list(zip(u.tolist(), v.tolist(), w.tolist())))
+        else:
+            g.extend_from_edge_list(list(zip(u.tolist(), v.tolist())))
+        return g
+    if system == "networkx":
+        import networkx as nx
+
+        g = nx.Graph()
+        g.add_nodes_from(range(n))
+        if weighted:
+            g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist()))
+        else:
+            g.add_edges_from(zip(u.tolist(), v.tolist()))
+        return g
+    raise SystemExit(f"unknown system {system}")
+
+
+def kernel(system: str, case: str, g, source: int, tol: float):
+    """Return a function running the kernel once and returning its check value(s)."""
+    if system == "networkit":
+        import networkit as nk
+
+        if case == "bfs":
+            def f():
+                b = nk.distance.BFS(g, source, storePaths=False)
+                b.run()
+                d = np.asarray(b.getDistances())
+                return {"reached": int(np.count_nonzero(d < 1e300))}
+            return f
+        if case == "pagerank":
+            def f():
+                pr = nk.centrality.PageRank(g, damp=0.85, tol=tol)
+                pr.norm = nk.centrality.Norm.L1_NORM
+                pr.run()
+                return {}
+            return f
+        if case == "cc":
+            def f():
+                cc = nk.components.ConnectedComponents(g)
+                cc.run()
+                return {"components": cc.numberOfComponents()}
+            return f
+        if case == "sssp":
+            def f():
+                d = nk.distance.Dijkstra(g, source, storePaths=False)
+                d.run()
+                x = np.asarray(d.getDistances())
+                return {"reached": int(np.count_nonzero(x < 1e300))}
+            return f
+        if case == "tc":
+            def f():
+                g.indexEdges()
+                s = nk.sparsification.TriangleEdgeScore(g)
+                s.run()
+                return {"triangles": int(round(sum(s.scores()) / 3))}
+            return f
+        if case == "mis":
+            def f():
+                s = nk.independentset.Luby().run(g)
+                return {"size": int(sum(1 for x in s if x))}
+            return f
+        if case == "kcore":
+            def f():
+                c = nk.centrality.CoreDecomposition(g)
+                c.run()
+                return {"max_core": int(max(c.scores(), default=0))}
+            return f
+    if system == "igraph":
+        if case == "bfs":
+            def f():
+                order, _, _ = g.bfs(source)
+                return {"reached": len(order)}
+            return f
+        if case == "pagerank":
+            return lambda: (g.pagerank(damping=0.85), {})[1]
+        if case == "cc":
+            return lambda: {"components": len(g.connected_components())}
+        if case == "sssp":
+            def f():
+                d = g.distances(source=[source], weights="weight")[0]
+                return {"reached": sum(1 for x in d if x != float("inf"))}
+            return f
+        if case == "kcore":
+            return lambda: {"max_core": max(g.coreness(), default=0)}
+    if system == "rustworkx":
+        import rustworkx as rx
+
+        if case == "cc":
+            return lambda: {"components": len(rx.connected_components(g))}
+        if case == "sssp":
+            def f():
+                d = rx.graph_dijkstra_shortest_path_lengths(g, source, edge_cost_fn=float)
+                return {"reached": len(d) + 1}
+            return f
+        if case == "kcore":
+            return lambda: {"max_core": max(rx.core_number(g).values(), default=0)}
+    if system == "networkx":
+        import networkx as nx
+
+        if case == "bfs":
+            return lambda: {"reached": len(nx.single_source_shortest_path_length(g, source))}
+        if case == "cc":
+            return lambda: {"components": nx.number_connected_components(g)}
+        if case == "pagerank":
+            return lambda: (nx.pagerank(g, alpha=0.85, tol=tol), {})[1]
+        if case == "tc":
+            return lambda: {"triangles": sum(nx.triangles(g).values()) // 3}
+        if case == "kcore":
+            return lambda: {"max_core": max(nx.core_number(g).values(), default=0)}
+    return None
+
+
+def load_text(system: str, path: str):
+    if system == "networkit":
+        import networkit as nk
+
+        nk.setNumberOfThreads(THREADS)
+        g = nk.graphio.EdgeListReader("\t", 0, directed=False, continuous=True).read(path)
+        g.removeMultiEdges()
+        return {"vertices": g.numberOfNodes(), "edges": g.numberOfEdges()}
+    if system == "igraph":
+        import igraph as ig
+
+        g = ig.Graph.Read_Edgelist(path, directed=False)
+        g.simplify()
+        return {"vertices": g.vcount(), "edges": g.ecount()}
+    if system == "rustworkx":
+        import rustworkx as rx
+
+        g = rx.PyGraph.read_edge_list(path, deliminator="\t")
+        return {"vertices": g.num_nodes(), "edges": g.num_edges()}
+    raise SystemExit(f"{system}: no text loader")
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["prepare", "meta", "load", "kernel"])
+    ap.add_argument("args", nargs="+")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--source", type=int, default=0)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    a = ap.parse_args()
+    if a.mode == "prepare":
+        prepare(a.args[0], a.args[1])
+        print(json.dumps({"ok": True}))
+        return
+    if a.mode == "meta":
+        print(json.dumps(meta(a.args[0])))
+        return
+    if a.mode == "load":
+        system, path = a.args
+        times, check = [], {}
+        for _ in range(a.repeat):
+            t = time.perf_counter()
+            check = load_text(system, path)
+            times.append(time.perf_counter() - t)
+        print(json.dumps({"times": times, "check": check, "peak_rss_mb": peak_rss_mb()}))
+        return
+    system, case, path = a.args
+    n, u, v, w = load_npz(path)
+    g = build(system, n, u, v, w, weighted=(case == "sssp"))
+    f = kernel(system, case, g, a.source, a.tol)
+    if f is None:
+        print(json.dumps({"unsupported": True}))
+        return
+    check = f()  # warm-up
+    times = []
+    for _ in range(a.repeat):
+        t = time.perf_counter()
+        check = f()
+        times.append(time.perf_counter() - t)
+    print(json.dumps({"times": times, "check": check, "peak_rss_mb": peak_rss_mb()}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

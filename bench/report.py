@@ -1,0 +1,106 @@
+"""Write docs/benchmarks.md from the results (tables per suite; plots via bench/plots.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import harness
+
+SUITE_TITLES = {
+    "load": "Loading a graph",
+    "static": "Static kernels",
+    "updates": "Batch updates",
+    "stream": "Streaming",
+    "python": "Python",
+}
+
+
+def fmt_time(x: float) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} µs"
+
+
+def write(out: Path, payload: dict) -> None:
+    results = payload["results"]
+    machine = payload["machine"]
+    plots_dir = out.parent / "img"
+    plots = make_plots(payload, plots_dir)
+    lines = [
+        "# Benchmarks",
+        "",
+        "Produced by:",
+        "",
+        "```",
+        payload["command"],
+        "```",
+        "",
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
+        f"{machine['os']}; Python {machine['python']}; Weald commit `{machine['commit']}`; {machine['date']}.",
+        "",
+        "Graphs: " + "; ".join(f"`{g['label']}` ({g['vertices']:,} vertices, {g['edges']:,} undirected edges, "
+                               f"source vertex {g['source']})" for g in machine["graphs"]) + ".",
+        "",
+        "Each cell is the median of the timed repeats (after one warm-up) in a process of its own; "
+        "min–max in brackets; peak RSS of that process. `× fastest` is the median divided by the "
+        "fastest median of the same case, graph and thread count (1.00 = fastest). Peer versions: "
+        "bench/requirements.txt.",
+        "",
+    ]
+    if payload.get("mismatches"):
+        lines += ["**Correctness guard: mismatches**", ""] + [f"- {m}" for m in payload["mismatches"]] + [""]
+    else:
+        lines += ["Correctness guard: Weald's answers matched every peer that computes the same quantity, "
+                  "and Weald's verifier passed on every kernel it ran.", ""]
+    for suite in SUITE_TITLES:
+        rows = [r for r in results if r["suite"] == suite]
+        if not rows:
+            continue
+        lines += [f"## {SUITE_TITLES[suite]}", ""]
+        lines += ["| case | graph | threads | system | median | min–max | peak RSS | × fastest |",
+                  "|---|---|---:|---|---:|---:|---:|---:|"]
+        groups: dict = {}
+        for r in rows:
+            groups.setdefault((r["case"], r["graph"], r["threads"]), []).append(r)
+        for (case, graph, t), rs in groups.items():
+            ok = [r["median"] for r in rs if r.get("times")]
+            best = min(ok) if ok else None
+            for r in sorted(rs, key=lambda r: (r["system"] != "weald", r["system"])):
+                if r.get("times"):
+                    med = r["median"]
+                    cells = [fmt_time(med), f"{fmt_time(min(r['times']))}–{fmt_time(max(r['times']))}",
+                             f"{r['peak_rss_mb']:.0f} MiB", f"{med / best:.2f}" if best else "—"]
+                else:
+                    cells = [f"error: {r.get('error')}", "", "", ""]
+                name = f"**{r['system']}**" if r["system"] == "weald" else r["system"]
+                lines.append(f"| {case} | {graph} | {t} | {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+        for p in plots.get(suite, []):
+            lines += [f"![{suite}](img/{p.name})", ""]
+    out.write_text("\n".join(lines) + "\n")
+
+
+def make_plots(payload: dict, plots_dir: Path) -> dict:
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    tmp = plots_dir / ".results.json"
+    tmp.write_text(json.dumps(payload))
+    p = subprocess.run([str(harness.venv_python()), str(harness.BENCH / "plots.py"), str(tmp), str(plots_dir)],
+                       capture_output=True, text=True)
+    tmp.unlink(missing_ok=True)
+    if p.returncode != 0:
+        harness.log(f"plots failed: {p.stderr[-500:]}")
+        return {}
+    made: dict = {}
+    for line in p.stdout.splitlines():
+        suite, name = line.split("\t")
+        made.setdefault(suite, []).append(plots_dir / name)
+    return made

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Weald's benchmark harness: Weald and its peers, same inputs, one run, one report.
+
+    python bench/run.py [--suite load static ...] [--scale 20] [--graphs rmat,uniform]
+                        [--threads 1,2] [--repeat 5] [--rounds 2] [--cache DIR]
+                        [--out docs/benchmarks.md] [--json docs/benchmarks.json] [--quick]
+
+* installs the pinned peers into bench/.venv (requirements.txt) and builds `weald` in release;
+* generates the inputs once into --cache (never into the repository);
+* runs every case in its own process: a warm-up, then timed repeats; the systems of a case are
+  interleaved (A B C A B C ...) over --rounds rounds so that a drifting machine affects all;
+* records median, min and max, and each process's peak RSS (wait4);
+* checks that Weald's answers match the peers' (BFS reach, component count, triangle count,
+  max core, SSSP reach): a mismatch is reported and makes the run exit non-zero;
+* writes the Markdown report with plots, and the raw results as JSON (see bench/compare.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import shlex
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+import report  # noqa: E402
+from suites.common import Context  # noqa: E402
+
+SUITES = ["load", "static"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", nargs="+", default=SUITES, choices=SUITES)
+    ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--graphs", default="rmat,uniform")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds per case (repeats are split over them)")
+    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "weald-bench"))
+    ap.add_argument("--out", default=str(harness.ROOT / "docs" / "benchmarks.md"))
+    ap.add_argument("--json", dest="json_out", default=None, help="raw results (default: --out with .json)")
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--quick", action="store_true", help="small scale, 1 repeat, 1 thread (CI)")
+    a = ap.parse_args()
+    argv_line = "python bench/run.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    if a.quick:
+        a.scale, a.repeat, a.threads, a.rounds = min(a.scale, 10), 1, "1", 1
+        a.timeout = min(a.timeout, 300)
+    threads = [int(t) for t in a.threads.split(",")]
+    py = str(harness.ensure_venv())
+    weald = str(harness.weald_binary())
+    cache = Path(a.cache) / f"s{a.scale}"
+    graphs = [harness.prepare_graph(Path(weald), kind, a.scale, cache, Path(py)) for kind in a.graphs.split(",")]
+    ctx = Context(weald=weald, py=py, peers_script=str(harness.BENCH / "peers.py"), graphs=graphs, quick=a.quick)
+    cases = []
+    for s in a.suite:
+        cases += importlib.import_module(f"suites.{s}").cases(ctx)
+    results: list[harness.Measurement] = []
+    per_round = max(1, a.repeat // max(1, a.rounds))
+    for case in cases:
+        for t in threads:
+            ms = {sys_: harness.Measurement(case.suite, case.name, case.graph, sys_, t, unit=case.unit) for sys_ in case.systems}
+            for rnd in range(max(1, a.rounds)):
+                for sys_, argv_fn in case.systems.items():
+                    m = ms[sys_]
+                    if m.error:
+                        continue
+                    argv = argv_fn(t, per_round)
+                    if sys_ == "weald" and case.weald_run and rnd == 0 and case.check_key:
+                        argv = argv + ["--verify"]
+                    harness.log(f"{case.suite}/{case.name} {case.graph} t={t} {sys_} (round {rnd + 1})")
+                    data, rss, err = harness.run_case([str(x) for x in argv], t, a.timeout)
+                    m.peak_rss_mb = max(m.peak_rss_mb, rss)
+                    if err:
+                        m.error = err
+                        continue
+                    if data.get("unsupported"):
+                        m.error = "unsupported"
+                        continue
+                    times, check = extract(sys_, case, data)
+                    m.times += times
+                    m.check.update(check)
+            results += [m for m in ms.values() if m.error != "unsupported"]
+    mismatches = guard(cases, results)
+    info = harness.machine_info()
+    info["graphs"] = [{"label": g.label, "vertices": g.vertices, "edges": g.edges, "source": g.source} for g in graphs]
+    info["threads"] = threads
+    json_out = Path(a.json_out) if a.json_out else Path(a.out).with_suffix(".json")
+    payload = {"command": argv_line, "machine": info, "results": [vars(m) | {"median": m.median} for m in results],
+               "mismatches": mismatches}
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    json_out.write_text(json.dumps(payload, indent=1))
+    report.write(Path(a.out), payload)
+    harness.log(f"wrote {a.out} and {json_out}")
+    failed = [m for m in results if m.system == "weald" and m.error]
+    for m in failed:
+        harness.log(f"WEALD FAILED: {m.suite}/{m.case} {m.graph} t={m.threads}: {m.error}")
+    for x in mismatches:
+        harness.log(f"MISMATCH: {x}")
+    return 1 if failed or mismatches else 0
+
+
+def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
+    """Times and check values from one process's JSON."""
+    if system == "weald" and case.weald_run:
+        trials = data["trials"]
+        times = trials[1:] if len(trials) > 1 else trials
+        check = {}
+        if case.check_key and data.get("result") is not None:
+            check[case.check_key] = int(round(data["result"]))
+        if data.get("verified") is not None:
+            check["verified"] = data["verified"]
+        return times, check
+    if system == "weald":  # `weald info --json`
+        return [data["load_time_s"]], {"vertices": data["vertices"], "edges": data["edges"],
+                                        "memory_bytes": data.get("memory_bytes")}
+    return data["times"], data.get("check", {})
+
+
+def guard(cases, results) -> list[str]:
+    """Weald's answers must equal every peer's on the guarded keys, and verify."""
+    out = []
+    by_key = {}
+    for m in results:
+        by_key.setdefault((m.suite, m.case, m.graph, m.threads), []).append(m)
+    for c in cases:
+        for (suite, name, graph, t), ms in by_key.items():
+            if (suite, name, graph) != (c.suite, c.name, c.graph):
+                continue
+            w = next((m for m in ms if m.system == "weald" and not m.error), None)
+            if w is None:
+                continue
+            if w.check.get("verified") is False:
+                out.append(f"{suite}/{name} {graph} t={t}: Weald's verifier failed")
+            for key in c.guard:
+                for p in ms:
+                    if p is w or p.error or key not in p.check or key not in w.check:
+                        continue
+                    if p.check[key] != w.check[key]:
+                        out.append(f"{suite}/{name} {graph} t={t}: {key} weald={w.check[key]} {p.system}={p.check[key]}")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

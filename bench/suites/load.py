@@ -1,0 +1,19 @@
+"""load: text edge list -> graph, and Weald binary -> graph (Weald, NetworKit, igraph, rustworkx)."""
+
+from __future__ import annotations
+
+from .common import Case, Context
+
+
+def cases(ctx: Context) -> list[Case]:
+    out = []
+    for g in ctx.graphs:
+        text = Case("load", "text edge list", g.label, guard=(), weald_run=False)
+        text.systems["weald"] = lambda t, r, g=g: [ctx.weald, "--threads", str(t), "-q", "info", str(g.text), "--json"]
+        for peer in ("networkit", "igraph", "rustworkx"):
+            text.systems[peer] = lambda t, r, g=g, peer=peer: [ctx.py, ctx.peers_script, "load", peer, str(g.text)]
+        out.append(text)
+        binary = Case("load", "weald binary", g.label, weald_run=False)
+        binary.systems["weald"] = lambda t, r, g=g: [ctx.weald, "--threads", str(t), "-q", "info", str(g.binary), "--json"]
+        out.append(binary)
+    return out

@@ -1,0 +1,49 @@
+"""static: the core kernels on Kronecker (RMAT) and uniform graphs, Weald vs the peers.
+
+Weald runs `weald run ALGO FILE.wgb --json --trials R+1` (the first trial is the warm-up);
+peers run bench/peers.py on the same graph (built from the same edges, not timed).
+"""
+
+from __future__ import annotations
+
+from .common import Case, Context
+
+# kernel -> (peers that have it, the check key compared between systems)
+KERNELS = {
+    "bfs": (("networkit", "igraph", "networkx"), "reached"),
+    "bc": ((), None),
+    "pagerank": (("networkit", "igraph", "networkx"), None),
+    "cc": (("networkit", "igraph", "rustworkx", "networkx"), "components"),
+    "sssp": (("networkit", "igraph", "rustworkx"), "reached"),
+    "tc": (("networkit", "networkx"), "triangles"),
+    "kcore": (("networkit", "igraph", "rustworkx", "networkx"), "max_core"),
+    "mis": (("networkit",), None),
+}
+SOURCED = {"bfs", "bc", "sssp"}
+
+
+def cases(ctx: Context) -> list[Case]:
+    out = []
+    for g in ctx.graphs:
+        for k, (peers, key) in KERNELS.items():
+            c = Case("static", k, g.label, guard=(key,) if key else (), check_key=key)
+            f = g.wbinary if k == "sssp" else g.binary
+
+            def weald_argv(t, r, k=k, f=f, g=g):
+                argv = [ctx.weald, "--threads", str(t), "-q", "run", k, str(f), "--json", "--trials", str(r + 1)]
+                if k in SOURCED:
+                    argv += ["--source", str(g.source)]
+                if k == "pagerank":
+                    argv += ["--tol", str(ctx.tol)]
+                return argv
+
+            c.systems["weald"] = weald_argv
+            for p in peers:
+                if p == "networkx" and g.vertices > 70_000:
+                    continue  # networkx only at small scale
+                c.systems[p] = lambda t, r, k=k, p=p, g=g: [
+                    ctx.py, ctx.peers_script, "kernel", p, k, str(g.npz),
+                    "--repeat", str(r), "--source", str(g.source), "--tol", str(ctx.tol),
+                ]
+            out.append(c)
+    return out

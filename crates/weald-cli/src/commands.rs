@@ -1,0 +1,615 @@
+//! The subcommands of `weald`.
+
+use crate::progress::{bytes_callback, Spinner};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+use weald::graph::batch::Combine;
+use weald::io::{gen, Format, LoadOptions};
+use weald::runner::{self, Algorithm, RunParams};
+use weald::storage::{AnyCsr, BuildOptions, Csr};
+use weald::{AnyGraph, EdgeList, Result, WealdError};
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate a synthetic graph and write it to a file.
+    Generate(GenerateArgs),
+    /// Read a graph in one format and write it in another.
+    Convert(ConvertArgs),
+    /// Print a graph's statistics.
+    Info(InfoArgs),
+    /// Run an algorithm on a graph.
+    Run(RunArgs),
+    /// The main job on an embedded default: generate an RMAT graph, build it, print its
+    /// statistics, run every algorithm with verification.
+    Demo(DemoArgs),
+}
+
+pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
+    match cmd {
+        Command::Generate(a) => generate(a, quiet),
+        Command::Convert(a) => convert(a, quiet),
+        Command::Info(a) => info(a, quiet),
+        Command::Run(a) => run(a, quiet),
+        Command::Demo(a) => demo(a, quiet),
+    }
+}
+
+/// Options shared by every command that reads a graph.
+#[derive(Args, Debug, Clone)]
+pub struct LoadArgs {
+    /// Input format (default: by extension): edgelist, csv, temporal, mtx, dimacs, metis, ligra, binary.
+    #[arg(long)]
+    format: Option<String>,
+    /// Read as a directed graph.
+    #[arg(long, conflicts_with = "undirected")]
+    directed: bool,
+    /// Read as an undirected graph (store both directions).
+    #[arg(long)]
+    undirected: bool,
+    /// Read the third column (or the format's weights) as edge weights.
+    #[arg(long, conflicts_with = "unweighted")]
+    weighted: bool,
+    /// Ignore weights.
+    #[arg(long)]
+    unweighted: bool,
+    /// Remove self loops.
+    #[arg(long)]
+    drop_self_loops: bool,
+    /// Merge duplicate edges, combining weights by: min (default), max, sum, first, last, or
+    /// keep them all with `none`.
+    #[arg(long, default_value = "min")]
+    dedup: String,
+    /// Keep the file's vertex ids as they are (no compaction of unused ids).
+    #[arg(long)]
+    keep_ids: bool,
+}
+
+impl LoadArgs {
+    fn options(&self, quiet: bool, path: &Path) -> Result<LoadOptions> {
+        let format = match &self.format {
+            Some(f) => Some(f.parse::<Format>().map_err(WealdError::Invalid)?),
+            None => None,
+        };
+        let dedup = match self.dedup.as_str() {
+            "none" => None,
+            s => Some(s.parse::<Combine>().map_err(WealdError::Invalid)?),
+        };
+        Ok(LoadOptions {
+            format,
+            directed: flag(self.directed, self.undirected),
+            weighted: flag(self.weighted, self.unweighted),
+            drop_self_loops: self.drop_self_loops,
+            dedup,
+            relabel: self.keep_ids.then_some(false),
+            progress: bytes_callback(quiet, &format!("reading {}", path.display())),
+            ..LoadOptions::default()
+        })
+    }
+
+    fn load(&self, path: &Path, quiet: bool) -> Result<(weald::io::Loaded, f64)> {
+        let opts = self.options(quiet, path)?;
+        let t = Instant::now();
+        let loaded = weald::io::load(path, &opts)?;
+        Ok((loaded, t.elapsed().as_secs_f64()))
+    }
+}
+
+fn flag(yes: bool, no: bool) -> Option<bool> {
+    match (yes, no) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum Generator {
+    /// RMAT/Kronecker (Graph500 parameters a=0.57, b=0.19, c=0.19).
+    Rmat,
+    /// Uniform random (Erdős–Rényi G(n, m)).
+    Uniform,
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Which generator.
+    kind: Generator,
+    /// 2^scale vertices.
+    #[arg(long, default_value_t = 16)]
+    scale: u32,
+    /// Edges generated per vertex.
+    #[arg(long, default_value_t = 16)]
+    edge_factor: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Uniform random weights LO..HI (integers if both ends are integers, else floats).
+    #[arg(long)]
+    weights: Option<String>,
+    /// Keep the generated arcs directed (default: undirected, both directions written).
+    #[arg(long)]
+    directed: bool,
+    /// Output file; the format follows the extension unless --format is given.
+    #[arg(long)]
+    out: PathBuf,
+    /// Output format: edgelist, ligra, binary.
+    #[arg(long)]
+    format: Option<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
+    if a.scale > 31 {
+        return Err(WealdError::Invalid(format!(
+            "--scale {} is too large (at most 31)",
+            a.scale
+        )));
+    }
+    let format = out_format(&a.out, a.format.as_deref())?;
+    let t = Instant::now();
+    let spin = Spinner::new(quiet, "generating");
+    let el = match a.kind {
+        Generator::Rmat => gen::rmat(&gen::RmatParams {
+            scale: a.scale,
+            edge_factor: a.edge_factor,
+            seed: a.seed,
+            ..Default::default()
+        }),
+        Generator::Uniform => {
+            let n = 1usize << a.scale;
+            gen::uniform(n, n * a.edge_factor as usize, a.seed)
+        }
+    };
+    let opts = BuildOptions {
+        directed: a.directed,
+        drop_self_loops: true,
+        ..Default::default()
+    };
+    let graph: AnyCsr = match &a.weights {
+        None => Csr::build(el, &opts)?.0.into(),
+        Some(range) => match parse_range(range)? {
+            Range::Int(lo, hi) => Csr::build(gen::add_weights_int(&el, lo, hi, a.seed), &opts)?
+                .0
+                .into(),
+            Range::Float(lo, hi) => Csr::build(gen::add_weights_float(&el, lo, hi, a.seed), &opts)?
+                .0
+                .into(),
+        },
+    };
+    drop(spin);
+    let spin = Spinner::new(quiet, "writing");
+    weald::io::save(&graph, &a.out, Some(format))?;
+    drop(spin);
+    let secs = t.elapsed().as_secs_f64();
+    if a.json {
+        println!(
+            "{}",
+            json!({"out": a.out, "format": format.name(), "vertices": graph.num_vertices(),
+                   "edges": graph.num_edges(), "arcs": graph.num_arcs(), "seconds": secs})
+        );
+    } else if !quiet {
+        eprintln!(
+            "wrote {} ({}): {} vertices, {} edges, {} arcs in {:.2} s",
+            a.out.display(),
+            format.name(),
+            graph.num_vertices(),
+            graph.num_edges(),
+            graph.num_arcs(),
+            secs
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+enum Range {
+    Int(i32, i32),
+    Float(f64, f64),
+}
+
+fn parse_range(s: &str) -> Result<Range> {
+    let bad = || {
+        WealdError::Invalid(format!(
+            "--weights `{s}`: expected LO..HI, e.g. 1..255 or 0.5..2.0"
+        ))
+    };
+    let (lo, hi) = s.split_once("..").ok_or_else(bad)?;
+    if let (Ok(l), Ok(h)) = (lo.trim().parse::<i32>(), hi.trim().parse::<i32>()) {
+        if l > h {
+            return Err(bad());
+        }
+        return Ok(Range::Int(l, h));
+    }
+    let (l, h) = (
+        lo.trim().parse::<f64>().map_err(|_| bad())?,
+        hi.trim().parse::<f64>().map_err(|_| bad())?,
+    );
+    if !(l.is_finite() && h.is_finite() && l <= h) {
+        return Err(bad());
+    }
+    Ok(Range::Float(l, h))
+}
+
+fn out_format(path: &Path, given: Option<&str>) -> Result<Format> {
+    match given {
+        Some(f) => f.parse::<Format>().map_err(WealdError::Invalid),
+        None => Format::from_path(path).ok_or_else(|| {
+            WealdError::Invalid(format!(
+                "{}: cannot tell the output format from the extension; use --format",
+                path.display()
+            ))
+        }),
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    input: PathBuf,
+    output: PathBuf,
+    /// Store every edge in both directions (an undirected graph).
+    #[arg(long)]
+    symmetrize: bool,
+    /// Output format (default: by extension).
+    #[arg(long)]
+    to: Option<String>,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+fn convert(mut a: ConvertArgs, quiet: bool) -> Result<ExitCode> {
+    if a.symmetrize {
+        a.load.undirected = true;
+        a.load.directed = false;
+    }
+    let format = out_format(&a.output, a.to.as_deref())?;
+    let (loaded, _) = a.load.load(&a.input, quiet)?;
+    let spin = Spinner::new(quiet, "writing");
+    weald::io::save(&loaded.graph, &a.output, Some(format))?;
+    drop(spin);
+    if !quiet {
+        eprintln!(
+            "wrote {} ({}): {} vertices, {} edges",
+            a.output.display(),
+            format.name(),
+            loaded.graph.num_vertices(),
+            loaded.graph.num_edges()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    file: PathBuf,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
+    let (loaded, secs) = a.load.load(&a.file, quiet)?;
+    let stats = loaded.stats;
+    let g: AnyGraph = loaded.graph.into();
+    let degrees = g.degrees();
+    let n = g.num_vertices();
+    let (min_d, max_d) = degrees
+        .iter()
+        .fold((usize::MAX, 0), |(lo, hi), &d| (lo.min(d), hi.max(d)));
+    let min_d = if n == 0 { 0 } else { min_d };
+    let mean_d = if n == 0 {
+        0.0
+    } else {
+        g.num_arcs() as f64 / n as f64
+    };
+    let mem = g.memory_bytes();
+    let obj = json!({
+        "file": a.file,
+        "format": loaded.format.name(),
+        "backend": g.backend(),
+        "vertices": n,
+        "edges": g.num_edges(),
+        "arcs": g.num_arcs(),
+        "directed": g.is_directed(),
+        "weighted": g.is_weighted(),
+        "weight_type": g.weight_name(),
+        "self_loops": g.num_self_loops(),
+        "self_loops_dropped": stats.self_loops_dropped,
+        "duplicates_removed": stats.duplicates_merged,
+        "input_records": stats.input_arcs,
+        "ids_relabelled": g.original_ids().is_some(),
+        "min_degree": min_d,
+        "max_degree": max_d,
+        "mean_degree": mean_d,
+        "memory_bytes": mem,
+        "bytes_per_edge": if g.num_arcs() == 0 { 0.0 } else { mem as f64 / g.num_arcs() as f64 },
+        "load_time_s": secs,
+        "parse_time_s": loaded.parse_seconds,
+        "build_time_s": loaded.build_seconds,
+    });
+    if a.json {
+        println!("{obj}");
+    } else {
+        let o = obj.as_object().unwrap();
+        for (k, v) in o {
+            println!("{k:<20} {}", v.to_string().trim_matches('"'));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The algorithm (see --list).
+    #[arg(required_unless_present = "list")]
+    algorithm: Option<String>,
+    /// The graph file.
+    #[arg(required_unless_present = "list")]
+    file: Option<PathBuf>,
+    /// List the algorithms.
+    #[arg(long)]
+    list: bool,
+    /// Source vertex, in the file's ids (default: random non-isolated vertices, fixed seed).
+    #[arg(long)]
+    source: Option<u64>,
+    /// How many times to run (the median is reported).
+    #[arg(long, default_value_t = 1)]
+    trials: usize,
+    /// Check the answer with the problem's verifier.
+    #[arg(long)]
+    verify: bool,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Write `vertex<TAB>value` lines (in the file's ids) to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// PageRank: stop when the L1 change is below this.
+    #[arg(long)]
+    tol: Option<f64>,
+    /// PageRank: at most this many iterations.
+    #[arg(long)]
+    max_iter: Option<usize>,
+    /// PageRank damping factor.
+    #[arg(long)]
+    damping: Option<f64>,
+    /// Delta-stepping bucket width.
+    #[arg(long)]
+    delta: Option<f64>,
+    /// Seed (MIS priorities, random sources).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
+    if a.list {
+        for alg in Algorithm::ALL {
+            println!("{:<14} {}", alg.name(), alg.description());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let alg: Algorithm = a.algorithm.as_deref().unwrap_or_default().parse()?;
+    let file = a.file.clone().unwrap_or_default();
+    let mut params = RunParams {
+        source: a.source,
+        trials: a.trials.max(1),
+        verify: a.verify,
+        seed: a.seed,
+        delta: a.delta,
+        ..RunParams::default()
+    };
+    if let Some(t) = a.tol {
+        params.tol = t;
+    }
+    if let Some(m) = a.max_iter {
+        params.max_iter = m;
+    }
+    if let Some(d) = a.damping {
+        params.damping = d;
+    }
+    if !(params.damping > 0.0 && params.damping < 1.0) || !(params.tol > 0.0) {
+        return Err(WealdError::Invalid(
+            "--damping must be in (0, 1) and --tol positive".into(),
+        ));
+    }
+    let (loaded, load_secs) = a.load.load(&file, quiet)?;
+    let g: AnyGraph = loaded.graph.into();
+    let spin = Spinner::new(quiet, alg.name());
+    let report = runner::run(&g, alg, &params)?;
+    drop(spin);
+    if let Some(path) = &a.out {
+        write_values(path, &g, &report.values)?;
+    }
+    let verified = report.verified.as_ref().map(|r| r.is_ok());
+    let sources: Vec<u64> = report.sources.iter().map(|&s| g.original_id(s)).collect();
+    if a.json {
+        let mut obj = json!({
+            "algorithm": alg.name(),
+            "file": file,
+            "backend": g.backend(),
+            "vertices": g.num_vertices(),
+            "edges": g.num_edges(),
+            "threads": rayon::current_num_threads(),
+            "load_time_s": load_secs,
+            "trials": report.trials,
+            "median_s": report.median(),
+            "verified": verified,
+            "result": report.result,
+        });
+        if alg.needs_source() {
+            obj["sources"] = json!(sources);
+        }
+        if let Some(Err(reason)) = &report.verified {
+            obj["verification_error"] = json!(reason);
+        }
+        println!("{obj}");
+    } else {
+        println!(
+            "{}: {} vertices, {} edges, loaded in {:.3} s, {} threads",
+            file.display(),
+            g.num_vertices(),
+            g.num_edges(),
+            load_secs,
+            rayon::current_num_threads()
+        );
+        for (i, t) in report.trials.iter().enumerate() {
+            match sources.get(i) {
+                Some(s) => println!("trial {:>3}: {:.6} s (source {s})", i + 1, t),
+                None => println!("trial {:>3}: {:.6} s", i + 1, t),
+            }
+        }
+        println!("median: {:.6} s", report.median());
+        if let Some(r) = report.result {
+            println!("result: {r}");
+        }
+        match &report.verified {
+            None => {}
+            Some(Ok(())) => println!("verification: PASS"),
+            Some(Err(reason)) => println!("verification: FAIL ({reason})"),
+        }
+    }
+    Ok(match verified {
+        Some(false) => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+fn write_values(path: &Path, g: &AnyGraph, values: &runner::Values) -> Result<()> {
+    let f = std::fs::File::create(path).map_err(|e| WealdError::io(path, e))?;
+    let mut w = std::io::BufWriter::new(f);
+    for v in 0..values.len() {
+        writeln!(w, "{}\t{}", g.original_id(v as u32), values.format(v))
+            .map_err(|e| WealdError::io(path, e))?;
+    }
+    w.flush().map_err(|e| WealdError::io(path, e))
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// 2^scale vertices.
+    #[arg(long, default_value_t = 16)]
+    scale: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn demo(a: DemoArgs, quiet: bool) -> Result<ExitCode> {
+    if a.scale > 24 {
+        return Err(WealdError::Invalid("demo: --scale at most 24".into()));
+    }
+    let t = Instant::now();
+    let el: EdgeList<()> = gen::rmat(&gen::RmatParams {
+        scale: a.scale,
+        seed: a.seed,
+        ..Default::default()
+    });
+    let gen_s = t.elapsed().as_secs_f64();
+    let weighted = gen::add_weights_int(&el, 1, 255, a.seed);
+    let opts = BuildOptions {
+        drop_self_loops: true,
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let g: AnyGraph = AnyCsr::from(Csr::build(el, &opts)?.0).into();
+    let build_s = t.elapsed().as_secs_f64();
+    let gw: AnyGraph = AnyCsr::from(Csr::build(weighted, &opts)?.0).into();
+    let degrees = g.degrees();
+    let max_d = degrees.iter().copied().max().unwrap_or(0);
+    let isolated = degrees.iter().filter(|&&d| d == 0).count();
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for alg in Algorithm::ALL {
+        let graph = if matches!(alg, Algorithm::Sssp | Algorithm::BellmanFord) {
+            &gw
+        } else {
+            &g
+        };
+        let spin = Spinner::new(quiet, alg.name());
+        let p = RunParams {
+            verify: true,
+            seed: a.seed,
+            trials: 1,
+            ..Default::default()
+        };
+        let r = runner::run(graph, alg, &p)?;
+        drop(spin);
+        let ok = matches!(r.verified, Some(Ok(())));
+        all_ok &= ok;
+        rows.push(json!({
+            "algorithm": alg.name(),
+            "seconds": r.median(),
+            "result": r.result,
+            "verified": ok,
+            "verification_error": r.verified.and_then(|v| v.err()),
+        }));
+    }
+    let summary = json!({
+        "graph": format!("rmat scale {} edge factor 16 seed {}", a.scale, a.seed),
+        "vertices": g.num_vertices(),
+        "edges": g.num_edges(),
+        "arcs": g.num_arcs(),
+        "isolated_vertices": isolated,
+        "max_degree": max_d,
+        "memory_bytes": g.memory_bytes(),
+        "generate_s": gen_s,
+        "build_s": build_s,
+        "threads": rayon::current_num_threads(),
+        "algorithms": rows,
+    });
+    if a.json {
+        println!("{summary}");
+    } else {
+        println!("Weald demo: {}", summary["graph"].as_str().unwrap());
+        println!(
+            "  {} vertices ({} isolated), {} undirected edges, {} arcs, max degree {}",
+            g.num_vertices(),
+            isolated,
+            g.num_edges(),
+            g.num_arcs(),
+            max_d
+        );
+        println!(
+            "  generated in {:.3} s, CSR built in {:.3} s, {:.1} MiB, {} threads",
+            gen_s,
+            build_s,
+            g.memory_bytes() as f64 / (1 << 20) as f64,
+            rayon::current_num_threads()
+        );
+        println!(
+            "  {:<14} {:>10} {:>16}  verification",
+            "algorithm", "seconds", "result"
+        );
+        for r in &rows {
+            let res = r["result"]
+                .as_f64()
+                .map(|x| format!("{x}"))
+                .unwrap_or_else(|| "-".into());
+            let ver = if r["verified"].as_bool() == Some(true) {
+                "PASS".to_string()
+            } else {
+                format!("FAIL ({})", r["verification_error"].as_str().unwrap_or("?"))
+            };
+            println!(
+                "  {:<14} {:>10.4} {:>16}  {ver}",
+                r["algorithm"].as_str().unwrap(),
+                r["seconds"].as_f64().unwrap(),
+                res
+            );
+        }
+    }
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
