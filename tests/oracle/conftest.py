@@ -28,6 +28,7 @@ def read_edges(path: Path, weighted: bool = False):
     non-numeric header line."""
     opener = gzip.open if path.suffix == ".gz" else open
     out = []
+    first = None
     with opener(path, "rt", newline=None) as f:
         for line in f:
             line = line.strip()
@@ -38,10 +39,18 @@ def read_edges(path: Path, weighted: bool = False):
                 u, v = int(parts[0]), int(parts[1])
             except ValueError:
                 continue  # header line
+            if first is None:
+                first = (u, v, len(parts))
             if weighted:
                 out.append((u, v, float(parts[2])))
             else:
                 out.append((u, v))
+    # A first line `n m` that counts the records after it (CA-GrQc.txt) is not an edge.
+    if first and first[2] == 2 and len(out) > 1:
+        rest = out[1:]
+        ids = {x for e in rest for x in e[:2]}
+        if first[1] == len(rest) and first[0] in (len(ids), max(ids) + 1):
+            out = rest
     return out
 
 

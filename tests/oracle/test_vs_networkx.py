@@ -150,7 +150,7 @@ def test_betweenness_dependencies(rel, tmp_path):
     s = source_of(g)
     _, dep = weald_run("bc", DATA / rel, "--source", str(s), "--drop-self-loops", tmp_path=tmp_path)
     S, P, sigma, _ = _single_source_shortest_path_basic(g, s)
-    expected = _accumulate_basic(dict.fromkeys(g, 0.0), S, P, sigma, s)
+    expected, _ = _accumulate_basic(dict.fromkeys(g, 0.0), S, P, sigma, s)  # source: 0
     for v in g.nodes:
         assert math.isclose(dep[v], expected[v], rel_tol=1e-9, abs_tol=1e-9), v
 
