@@ -114,11 +114,12 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
     require_vertex(g, source)?;
     let n = g.num_vertices();
     let stats = weight_stats(g);
-    if !(stats.min >= 0.0) && stats.arcs > 0 {
+    if (stats.min.is_nan() || stats.min < 0.0) && stats.arcs > 0 {
         let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
             let mut found = None;
             g.for_each_out(u, |v, w| {
-                if !(w.to_f64() >= 0.0) {
+                let x = w.to_f64();
+                if x.is_nan() || x < 0.0 {
                     found = Some((u, v, w));
                     return false;
                 }

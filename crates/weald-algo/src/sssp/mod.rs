@@ -358,7 +358,8 @@ pub fn verify<G: Graph>(
         let du = out.dist[u as usize];
         let mut err = None;
         g.for_each_out(u, |v, w| {
-            if !(w.to_f64() >= 0.0) {
+            let x = w.to_f64();
+            if x.is_nan() || x < 0.0 {
                 negative = true;
             }
             if reached(u) {
@@ -447,13 +448,13 @@ pub fn verify<G: Graph>(
     } else {
         dijkstra(g, source)
     };
-    for v in 0..n {
-        if !same(expected[v], out.dist[v]) {
+    for (v, (&e, &d)) in expected.iter().zip(&out.dist).enumerate() {
+        if !same(e, d) {
             return Err(format!(
                 "dist[{v}] = {:?}, but the sequential {} gives {:?}",
-                out.dist[v],
+                d,
                 if negative { "Bellman-Ford" } else { "Dijkstra" },
-                expected[v]
+                e
             ));
         }
     }
