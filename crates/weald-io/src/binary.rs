@@ -214,9 +214,8 @@ fn read_section<T: Pod>(f: &File, path: &Path, s: &Entry) -> Result<Vec<T>> {
     let (out, crc) = if cfg!(target_endian = "little") {
         let mut v: Vec<T> = vec![T::default(); count];
         // SAFETY: T is a plain number type for which every bit pattern is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, count * T::SIZE)
-        };
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, count * T::SIZE) };
         read_at(f, path, s.offset, bytes)?;
         let crc = crc_parallel(bytes);
         (v, crc)
@@ -318,7 +317,10 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
         ));
     }
     if flags & !F_KNOWN != 0 {
-        return Err(fmt_err(path, format!("unknown flag bits {:#x}", flags & !F_KNOWN)));
+        return Err(fmt_err(
+            path,
+            format!("unknown flag bits {:#x}", flags & !F_KNOWN),
+        ));
     }
     let directed = flags & F_DIRECTED != 0;
     let wcode = (flags >> 1) & 3;
@@ -328,7 +330,10 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
         return Err(fmt_err(path, "unknown weight type code 3"));
     }
     if has_in && !directed {
-        return Err(fmt_err(path, "flags: a symmetric graph cannot have in-arcs"));
+        return Err(fmt_err(
+            path,
+            "flags: a symmetric graph cannot have in-arcs",
+        ));
     }
     if n > u32::MAX as u64 {
         return Err(fmt_err(path, format!("n = {n} exceeds the u32 id space")));
@@ -355,7 +360,10 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
     if want.len() != k as usize {
         return Err(fmt_err(
             path,
-            format!("the flags call for {} sections but the table lists {k}", want.len()),
+            format!(
+                "the flags call for {} sections but the table lists {k}",
+                want.len()
+            ),
         ));
     }
     let mut entries = Vec::with_capacity(want.len());
@@ -400,7 +408,7 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
                 ),
             ));
         }
-        if e.offset % ALIGN != 0 || e.offset < table_end {
+        if !e.offset.is_multiple_of(ALIGN) || e.offset < table_end {
             return Err(fmt_err(
                 path,
                 format!(

@@ -35,7 +35,9 @@ struct Stream(u64);
 impl Stream {
     #[inline]
     fn new(seed: u64, index: u64) -> Self {
-        Stream(mix64(seed ^ 0x9e3779b97f4a7c15).wrapping_add(index.wrapping_mul(0x632be59bd9b4e019)))
+        Stream(
+            mix64(seed ^ 0x9e3779b97f4a7c15).wrapping_add(index.wrapping_mul(0x632be59bd9b4e019)),
+        )
     }
     #[inline]
     fn next(&mut self) -> u64 {
@@ -101,7 +103,11 @@ impl Scramble {
         }
         Scramble {
             bits,
-            mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
+            mask: if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
             keys,
             muls,
         }

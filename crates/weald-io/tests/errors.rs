@@ -17,7 +17,11 @@ fn parse_err(name: &str, text: &str, opts: LoadOptions) -> (u64, String) {
     let dir = tempfile::tempdir().unwrap();
     let p = file(&dir, name, text.as_bytes());
     match read_edges(&p, &opts) {
-        Err(WealdError::Parse { line, message, path }) => {
+        Err(WealdError::Parse {
+            line,
+            message,
+            path,
+        }) => {
             assert_eq!(path, p);
             (line, message)
         }
@@ -36,21 +40,30 @@ fn weighted() -> LoadOptions {
 fn non_numeric_id() {
     let (line, msg) = parse_err("a.txt", "# c\n1 2\n3 abc\n", LoadOptions::default());
     assert_eq!(line, 3);
-    assert!(msg.contains("field 2 (\"abc\")") && msg.contains("vertex id"), "{msg}");
+    assert!(
+        msg.contains("field 2 (\"abc\")") && msg.contains("vertex id"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn negative_id() {
     let (line, msg) = parse_err("a.txt", "1 2\r\n-3 4\r\n", LoadOptions::default());
     assert_eq!(line, 2);
-    assert!(msg.contains("field 1 (\"-3\")") && msg.contains("negative"), "{msg}");
+    assert!(
+        msg.contains("field 1 (\"-3\")") && msg.contains("negative"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn id_beyond_u32() {
     let (line, msg) = parse_err("a.txt", "1 2\n\n5 4294967295\n", LoadOptions::default());
     assert_eq!(line, 3);
-    assert!(msg.contains("field 2 (\"4294967295\")") && msg.contains("exceeds"), "{msg}");
+    assert!(
+        msg.contains("field 2 (\"4294967295\")") && msg.contains("exceeds"),
+        "{msg}"
+    );
     // The largest allowed id is fine.
     let dir = tempfile::tempdir().unwrap();
     let p = file(&dir, "ok.txt", b"0 4294967294\n");
@@ -75,7 +88,10 @@ fn missing_column() {
         },
     );
     assert_eq!(line, 2);
-    assert!(msg.contains("field 3") && msg.contains("timestamp"), "{msg}");
+    assert!(
+        msg.contains("field 3") && msg.contains("timestamp"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -83,7 +99,10 @@ fn nan_and_inf_weights() {
     for bad in ["nan", "NaN", "inf", "-inf", "infinity"] {
         let (line, msg) = parse_err("w.txt", &format!("1 2 1.5\n2 3 {bad}\n"), weighted());
         assert_eq!(line, 2, "{bad}");
-        assert!(msg.contains(&format!("field 3 (\"{bad}\")")) && msg.contains("finite"), "{msg}");
+        assert!(
+            msg.contains(&format!("field 3 (\"{bad}\")")) && msg.contains("finite"),
+            "{msg}"
+        );
     }
 }
 
@@ -97,16 +116,37 @@ fn csv_header_and_bad_weight() {
 #[test]
 fn mtx_size_line_disagrees() {
     let head = "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 4\n";
-    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n2 3\n3 1\n"), LoadOptions::default());
+    let (line, msg) = parse_err(
+        "m.mtx",
+        &format!("{head}1 2\n2 3\n3 1\n"),
+        LoadOptions::default(),
+    );
     assert_eq!(line, 3, "the size line");
-    assert!(msg.contains("size line") && msg.contains("4") && msg.contains("3"), "{msg}");
+    assert!(
+        msg.contains("size line") && msg.contains("4") && msg.contains("3"),
+        "{msg}"
+    );
     // An index beyond the declared rows: error on the entry's line.
-    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n4 3\n3 1\n1 1\n"), LoadOptions::default());
+    let (line, msg) = parse_err(
+        "m.mtx",
+        &format!("{head}1 2\n4 3\n3 1\n1 1\n"),
+        LoadOptions::default(),
+    );
     assert_eq!(line, 5);
-    assert!(msg.contains("field 1 (\"4\")") && msg.contains("3 rows"), "{msg}");
-    let (line, msg) = parse_err("m.mtx", &format!("{head}1 2\n0 3\n3 1\n1 1\n"), LoadOptions::default());
+    assert!(
+        msg.contains("field 1 (\"4\")") && msg.contains("3 rows"),
+        "{msg}"
+    );
+    let (line, msg) = parse_err(
+        "m.mtx",
+        &format!("{head}1 2\n0 3\n3 1\n1 1\n"),
+        LoadOptions::default(),
+    );
     assert_eq!(line, 5);
-    assert!(msg.contains("field 1 (\"0\")") && msg.contains("1-based"), "{msg}");
+    assert!(
+        msg.contains("field 1 (\"0\")") && msg.contains("1-based"),
+        "{msg}"
+    );
     let (line, msg) = parse_err(
         "m.mtx",
         "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 x\n",
@@ -121,12 +161,23 @@ fn dimacs_errors() {
     let (line, msg) = parse_err("d.gr", "c x\np sp 3 2\na 1 2 5\n", LoadOptions::default());
     assert_eq!(line, 2);
     assert!(msg.contains("m = 2") && msg.contains("holds 1"), "{msg}");
-    let (line, msg) = parse_err("d.gr", "p sp 3 2\na 1 2 5\na 1 4 5\n", LoadOptions::default());
+    let (line, msg) = parse_err(
+        "d.gr",
+        "p sp 3 2\na 1 2 5\na 1 4 5\n",
+        LoadOptions::default(),
+    );
     assert_eq!(line, 3);
     assert!(msg.contains("field 3 (\"4\")"), "{msg}");
-    let (line, msg) = parse_err("d.gr", "p sp 3 2\na 1 2 5\na 1 3 2.5\n", LoadOptions::default());
+    let (line, msg) = parse_err(
+        "d.gr",
+        "p sp 3 2\na 1 2 5\na 1 3 2.5\n",
+        LoadOptions::default(),
+    );
     assert_eq!(line, 3);
-    assert!(msg.contains("field 4 (\"2.5\")") && msg.contains("integer"), "{msg}");
+    assert!(
+        msg.contains("field 4 (\"2.5\")") && msg.contains("integer"),
+        "{msg}"
+    );
     let (line, _) = parse_err("d.gr", "a 1 2 5\n", LoadOptions::default());
     assert_eq!(line, 1);
 }
@@ -153,11 +204,22 @@ fn metis_errors() {
 
 #[test]
 fn ligra_errors() {
-    let (line, msg) = parse_err("g.adj", "AdjacencyGraph\n2\n2\n0\n1\n1\n", LoadOptions::default());
+    let (line, msg) = parse_err(
+        "g.adj",
+        "AdjacencyGraph\n2\n2\n0\n1\n1\n",
+        LoadOptions::default(),
+    );
     assert!(msg.contains("declares 4") && line >= 6, "{line} {msg}");
-    let (line, msg) = parse_err("g.adj", "AdjacencyGraph\n2\n2\n0\n1\n1\n7\n", LoadOptions::default());
+    let (line, msg) = parse_err(
+        "g.adj",
+        "AdjacencyGraph\n2\n2\n0\n1\n1\n7\n",
+        LoadOptions::default(),
+    );
     assert_eq!(line, 7);
-    assert!(msg.contains("value 7 (\"7\")") && msg.contains("below n"), "{msg}");
+    assert!(
+        msg.contains("value 7 (\"7\")") && msg.contains("below n"),
+        "{msg}"
+    );
     let (line, _) = parse_err("g.adj", "Adjacency\n2\n2\n", LoadOptions::default());
     assert_eq!(line, 1);
 }
@@ -269,7 +331,10 @@ fn huge_declared_sizes_do_not_allocate() {
     bytes.resize(200, 0);
     let p = file(&dir, "huge.wgb", &bytes);
     let msg = format_err(&p);
-    assert!(msg.contains("truncated") && msg.contains("200 bytes"), "{msg}");
+    assert!(
+        msg.contains("truncated") && msg.contains("200 bytes"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -283,12 +348,22 @@ fn empty_file_is_an_empty_graph() {
     }
     // Comments only.
     let p = file(&dir, "c.txt", b"# nothing\n% here\n\n");
-    assert_eq!(load(&p, &LoadOptions::default()).unwrap().graph.num_vertices(), 0);
+    assert_eq!(
+        load(&p, &LoadOptions::default())
+            .unwrap()
+            .graph
+            .num_vertices(),
+        0
+    );
 }
 
 #[test]
 fn missing_file_is_not_found() {
-    let e = load(Path::new("/nonexistent/dir/graph.txt"), &LoadOptions::default()).unwrap_err();
+    let e = load(
+        Path::new("/nonexistent/dir/graph.txt"),
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
     match e {
         WealdError::Io { source, path } => {
             assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
@@ -297,7 +372,9 @@ fn missing_file_is_not_found() {
         other => panic!("{other:?}"),
     }
     let e = load(Path::new("/nonexistent.wgb"), &LoadOptions::default()).unwrap_err();
-    assert!(matches!(e, WealdError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound));
+    assert!(
+        matches!(e, WealdError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    );
 }
 
 #[test]

@@ -72,9 +72,15 @@ fn uniform_and_weights_are_deterministic() {
 #[test]
 fn shapes_emit_each_edge_once() {
     let p = gen::path(5);
-    assert_eq!(p.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(), vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
+    assert_eq!(
+        p.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(),
+        vec![(0, 1), (1, 2), (2, 3), (3, 4)]
+    );
     let s = gen::star(4);
-    assert_eq!(s.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(), vec![(0, 1), (0, 2), (0, 3)]);
+    assert_eq!(
+        s.iter().map(|e| (e.0, e.1)).collect::<Vec<_>>(),
+        vec![(0, 1), (0, 2), (0, 3)]
+    );
     //  0 - 1 - 2
     //  |   |   |
     //  3 - 4 - 5
@@ -82,7 +88,10 @@ fn shapes_emit_each_edge_once() {
     assert_eq!(g.num_vertices, 6);
     let mut e: Vec<_> = g.iter().map(|e| (e.0, e.1)).collect();
     e.sort();
-    assert_eq!(e, vec![(0, 1), (0, 3), (1, 2), (1, 4), (2, 5), (3, 4), (4, 5)]);
+    assert_eq!(
+        e,
+        vec![(0, 1), (0, 3), (1, 2), (1, 4), (2, 5), (3, 4), (4, 5)]
+    );
     let k = gen::complete(6);
     assert_eq!(k.len(), 15);
     assert!(k.iter().all(|e| e.0 < e.1));

@@ -86,7 +86,9 @@ fn cases() -> Vec<Case> {
         // static/
         c("static/facebook_combined.txt.gz", 4039, 88234),
         c("static/soc-Slashdot0902.txt.gz", 82168, 948464).directed(),
-        c("static/wiki-Vote.txt", 7115, 103689).directed().und(100762),
+        c("static/wiki-Vote.txt", 7115, 103689)
+            .directed()
+            .und(100762),
         c("static/p2p-Gnutella05.txt", 8846, 31839).directed(),
         c("static/p2p-Gnutella06.txt", 8717, 31525).directed(),
         c("static/CA-CondMat.txt", 23133, 186936).und(93497),
@@ -134,10 +136,18 @@ fn cases() -> Vec<Case> {
         c("temporal/dnc-temporalGraph.tsv", 1891, 39264).fmt(Temporal),
         c("temporal/reality-mining-calls.txt", 431, 45480).fmt(Temporal),
         c("temporal/pubmed-edges.csv.gz", 19717, 44335).fmt(Temporal),
-        c("temporal/partial/email-Eu-core-temporal.first83083.relabeled.txt", 816, 83083)
-            .fmt(Temporal),
-        c("temporal/partial/email-Eu-core-temporal-Dept1.first10000.txt", 101, 10000)
-            .fmt(Temporal),
+        c(
+            "temporal/partial/email-Eu-core-temporal.first83083.relabeled.txt",
+            816,
+            83083,
+        )
+        .fmt(Temporal),
+        c(
+            "temporal/partial/email-Eu-core-temporal-Dept1.first10000.txt",
+            101,
+            10000,
+        )
+        .fmt(Temporal),
         // Snapshots: the README gives n only approximately (~3,015) for the CSVs; n = 0 skips.
         c("temporal/snapshots/as19971108.csv", 0, 0).und(5539),
         c("temporal/snapshots/as19971109.csv", 0, 0).und(5537),
@@ -154,11 +164,21 @@ fn cases() -> Vec<Case> {
         c("weighted/rome99.gr", 3353, 8870)
             .directed()
             .declared_weight("i32"),
-        c("weighted/street/malta.tsv", 34714, 43468).weighted("i32").dense(),
-        c("weighted/street/isle-of-man.tsv", 11641, 13073).weighted("i32").dense(),
-        c("weighted/street/liechtenstein.tsv", 6743, 7399).weighted("i32").dense(),
-        c("weighted/street/andorra.tsv", 4442, 5129).weighted("i32").dense(),
-        c("weighted/street/monaco.tsv", 989, 1179).weighted("i32").dense(),
+        c("weighted/street/malta.tsv", 34714, 43468)
+            .weighted("i32")
+            .dense(),
+        c("weighted/street/isle-of-man.tsv", 11641, 13073)
+            .weighted("i32")
+            .dense(),
+        c("weighted/street/liechtenstein.tsv", 6743, 7399)
+            .weighted("i32")
+            .dense(),
+        c("weighted/street/andorra.tsv", 4442, 5129)
+            .weighted("i32")
+            .dense(),
+        c("weighted/street/monaco.tsv", 989, 1179)
+            .weighted("i32")
+            .dense(),
         c("weighted/minnesota_road.tsv", 2642, 3303).weighted("f64"),
         c("weighted/lanl_routes.edgelist", 1358, 1363).weighted("f64"),
         c("weighted/foodweb-baydry.konect", 128, 2137)
@@ -189,7 +209,11 @@ fn every_data_file_loads_with_readme_counts() {
                 return Err(format!("records {} != {}", raw.edges.len(), case.m));
             }
             if raw.edges.weight_name() != case.weight {
-                return Err(format!("weight {} != {}", raw.edges.weight_name(), case.weight));
+                return Err(format!(
+                    "weight {} != {}",
+                    raw.edges.weight_name(),
+                    case.weight
+                ));
             }
             if case.format == Some(Format::Temporal) {
                 let t = raw.times.as_ref().ok_or("no times")?;

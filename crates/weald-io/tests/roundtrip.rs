@@ -46,13 +46,31 @@ fn graphs() -> Vec<(&'static str, AnyCsr)> {
         f
     };
     vec![
-        ("unweighted symmetric", build(grid.clone(), false, false).into()),
-        ("unweighted directed", build(loops.clone(), true, false).into()),
-        ("unweighted symmetric id-map", build(sparse(&grid), false, true).into()),
-        ("unweighted directed id-map rmat", build(sparse(&r), true, true).into()),
-        ("int directed loops", build(ints.clone(), true, false).into()),
+        (
+            "unweighted symmetric",
+            build(grid.clone(), false, false).into(),
+        ),
+        (
+            "unweighted directed",
+            build(loops.clone(), true, false).into(),
+        ),
+        (
+            "unweighted symmetric id-map",
+            build(sparse(&grid), false, true).into(),
+        ),
+        (
+            "unweighted directed id-map rmat",
+            build(sparse(&r), true, true).into(),
+        ),
+        (
+            "int directed loops",
+            build(ints.clone(), true, false).into(),
+        ),
         ("int symmetric loops", build(ints, false, false).into()),
-        ("float symmetric", build(floats.clone(), false, false).into()),
+        (
+            "float symmetric",
+            build(floats.clone(), false, false).into(),
+        ),
         ("float directed", build(floats, true, false).into()),
         ("integral floats", build(int_floats, true, false).into()),
         (
@@ -118,7 +136,11 @@ fn binary_round_trip_is_exact() {
         assert_eq!(back, g, "{name}");
         // By extension too.
         save(&g, &p, None).unwrap();
-        assert_eq!(load(&p, &LoadOptions::default()).unwrap().graph, g, "{name}");
+        assert_eq!(
+            load(&p, &LoadOptions::default()).unwrap().graph,
+            g,
+            "{name}"
+        );
     }
 }
 
@@ -150,9 +172,18 @@ fn ligra_round_trip() {
 fn unwritable_formats_are_unsupported() {
     let dir = tempfile::tempdir().unwrap();
     let (_, g) = graphs().remove(0);
-    for f in [Format::Csv, Format::MatrixMarket, Format::Dimacs, Format::Metis, Format::Temporal] {
+    for f in [
+        Format::Csv,
+        Format::MatrixMarket,
+        Format::Dimacs,
+        Format::Metis,
+        Format::Temporal,
+    ] {
         let e = save(&g, &dir.path().join("x"), Some(f)).unwrap_err();
-        assert!(matches!(e, weald_graph::WealdError::Unsupported(_)), "{f}: {e}");
+        assert!(
+            matches!(e, weald_graph::WealdError::Unsupported(_)),
+            "{f}: {e}"
+        );
     }
     let e = save(&g, &dir.path().join("x.unknown"), None).unwrap_err();
     assert!(matches!(e, weald_graph::WealdError::Unsupported(_)));
@@ -162,7 +193,11 @@ fn unwritable_formats_are_unsupported() {
 fn empty_graph_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let g: AnyCsr = build(EdgeList::<()>::new(0), false, false).into();
-    for (f, file) in [(Format::Binary, "e.wgb"), (Format::Ligra, "e.adj"), (Format::EdgeList, "e.txt")] {
+    for (f, file) in [
+        (Format::Binary, "e.wgb"),
+        (Format::Ligra, "e.adj"),
+        (Format::EdgeList, "e.txt"),
+    ] {
         let back = reload(&g, &dir.path().join(file), f);
         assert_eq!(back.num_vertices(), 0, "{f}");
         assert_eq!(back.num_arcs(), 0, "{f}");

@@ -112,7 +112,10 @@ fn parse_chunk(c: &[u8], n: u64, want_w: bool) -> Part {
                 let field = k + 2;
                 skip_blanks(c, &mut i);
                 if at_eol(c, i) {
-                    return Err(missing(field, "a vertex id (arc lines are `a <u> <v> <w>`)"));
+                    return Err(missing(
+                        field,
+                        "a vertex id (arc lines are `a <u> <v> <w>`)",
+                    ));
                 }
                 let start = i;
                 let v = parse_id(c, &mut i, field)?;

@@ -10,10 +10,9 @@
 //!   This applies to all three variants (CSV files without a header are fine too).
 //! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
 //!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
-//!   dropped when `b` equals the number of records that follow it and `a <= 2b` (a graph with `b`
-//!   edges touches at most `2b` vertices); otherwise it is an ordinary edge. The rule can only
-//!   misfire on a file whose first edge `a b` happens to have `b` equal to the number of the
-//!   remaining edges.
+//!   dropped when `b` equals the number of records that follow it and `a` equals the number of
+//!   distinct ids in them (or their largest id + 1); otherwise it is an ordinary edge. The rule
+//!   can only misfire on a file whose first edge `a b` happens to match both counts.
 //! * **KONECT** headers: a first line `% sym|asym <weights>` declares the graph undirected or
 //!   directed; a weight tag `posweighted`, `weighted`, `signed`, `multisigned` or
 //!   `multiposweighted` declares a weight column. Other first lines (`% 2137 128 128`) are
@@ -40,7 +39,12 @@ pub struct RecordCfg {
 }
 
 #[inline(always)]
-fn id_at(c: &[u8], i: &mut usize, field: usize, cfg: &RecordCfg) -> std::result::Result<u32, String> {
+fn id_at(
+    c: &[u8],
+    i: &mut usize,
+    field: usize,
+    cfg: &RecordCfg,
+) -> std::result::Result<u32, String> {
     let start = *i;
     let v = parse_id(c, i, field)?;
     if cfg.one_based {
@@ -50,7 +54,11 @@ fn id_at(c: &[u8], i: &mut usize, field: usize, cfg: &RecordCfg) -> std::result:
             ));
         }
         if let Some((r, k)) = cfg.limits {
-            let (lim, what) = if field == 1 { (r, "rows") } else { (k, "columns") };
+            let (lim, what) = if field == 1 {
+                (r, "rows")
+            } else {
+                (k, "columns")
+            };
             if v > lim {
                 return Err(format!(
                     "field {field} (\"{}\"): index exceeds the {lim} {what} declared by the size line",
@@ -96,14 +104,20 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
             let u = id_at(c, &mut i, 1, cfg)?;
             skip_seps(c, &mut i);
             if at_eol(c, i) {
-                return Err(missing(2, "the target vertex id (each line needs at least: source target)"));
+                return Err(missing(
+                    2,
+                    "the target vertex id (each line needs at least: source target)",
+                ));
             }
             let v = id_at(c, &mut i, 2, cfg)?;
             let mut field = 3;
             if cfg.want_w {
                 skip_seps(c, &mut i);
                 if at_eol(c, i) {
-                    return Err(missing(field, "the edge weight (the file is read as weighted)"));
+                    return Err(missing(
+                        field,
+                        "the edge weight (the file is read as weighted)",
+                    ));
                 }
                 let w = parse_weight(c, &mut i, field, cfg.wmode, &mut p.all_int)?;
                 p.w.push(w);
@@ -112,7 +126,10 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
             if cfg.want_t {
                 skip_seps(c, &mut i);
                 if at_eol(c, i) {
-                    return Err(missing(field, "the timestamp (the file is read as temporal)"));
+                    return Err(missing(
+                        field,
+                        "the timestamp (the file is read as temporal)",
+                    ));
                 }
                 let t = parse_time(c, &mut i, field)?;
                 p.t.push(t);
@@ -204,6 +221,23 @@ fn preamble(block: &[u8]) -> Preamble {
     pre
 }
 
+/// `true` if a first line `a b` counts the records that follow: `b` of them, over `a` vertices
+/// (`a` = the number of distinct ids, or the largest id + 1).
+fn is_count_line(a: u64, b: u64, src: &[u32], dst: &[u32]) -> bool {
+    if src.len() as u64 != b {
+        return false;
+    }
+    let bound = id_bound(src, dst);
+    if a == bound as u64 {
+        return true;
+    }
+    let mut seen = vec![0u64; bound.div_ceil(64)];
+    for &v in src.iter().chain(dst) {
+        seen[v as usize >> 6] |= 1 << (v & 63);
+    }
+    a == seen.iter().map(|w| w.count_ones() as u64).sum::<u64>()
+}
+
 /// Read an edge list, CSV or temporal file.
 pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges> {
     let src = Source::open(path)?;
@@ -254,7 +288,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
     });
     let mut cols = concat_parts(parts);
     if let Some((a, b, line)) = held {
-        if cols.src.len() as u64 != b || a > 2 * b {
+        if !is_count_line(a, b, &cols.src, &cols.dst) {
             let what = if cfg.want_w {
                 "the edge weight (the file is read as weighted)"
             } else {
@@ -263,8 +297,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
             return Err(WealdError::parse(path, line, missing(3, what)));
         }
     } else if let Some((a, b, _)) = pre.count_line {
-        let rest = cols.src.len() as u64 - 1;
-        if !cols.src.is_empty() && rest == b && a <= 2 * b {
+        if !cols.src.is_empty() && is_count_line(a, b, &cols.src[1..], &cols.dst[1..]) {
             cols.src.remove(0);
             cols.dst.remove(0);
         }

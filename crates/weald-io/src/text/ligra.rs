@@ -66,14 +66,23 @@ fn parse_chunk(c: &[u8], first: u64, h: &Head) -> Part {
                 ));
             }
             if g < n {
-                let o = parse_id(c, &mut i, (g + 4) as usize)
-                    .map_err(|_| format!("value {} (\"{}\"): expected a non-negative integer offset", g + 4, field_text(c, start)))?;
+                let o = parse_id(c, &mut i, (g + 4) as usize).map_err(|_| {
+                    format!(
+                        "value {} (\"{}\"): expected a non-negative integer offset",
+                        g + 4,
+                        field_text(c, start)
+                    )
+                })?;
                 if o > m || (g == 0 && o != 0) || (!p.offs.is_empty() && o < prev_off) {
                     return Err(format!(
                         "value {} (\"{}\"): offset of vertex {g} must be {}",
                         g + 4,
                         field_text(c, start),
-                        if g == 0 { "0".to_string() } else { format!("non-decreasing and at most m = {m}") }
+                        if g == 0 {
+                            "0".to_string()
+                        } else {
+                            format!("non-decreasing and at most m = {m}")
+                        }
                     ));
                 }
                 prev_off = o;
@@ -90,8 +99,14 @@ fn parse_chunk(c: &[u8], first: u64, h: &Head) -> Part {
                 }
                 p.dst.push(v as u32);
             } else {
-                let w = parse_weight(c, &mut i, (g + 4) as usize, WeightMode::Infer, &mut p.all_int)
-                    .map_err(|e| e.replacen("field", "value", 1))?;
+                let w = parse_weight(
+                    c,
+                    &mut i,
+                    (g + 4) as usize,
+                    WeightMode::Infer,
+                    &mut p.all_int,
+                )
+                .map_err(|e| e.replacen("field", "value", 1))?;
                 p.w.push(w);
             }
             if i < c.len() && !is_ws(c[i]) {
@@ -162,7 +177,11 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
                 ));
             };
             if n > MAX_ID + 1 {
-                return Err(WealdError::parse(path, line, format!("n = {n} exceeds the u32 id space")));
+                return Err(WealdError::parse(
+                    path,
+                    line,
+                    format!("n = {n} exceeds the u32 id space"),
+                ));
             }
             lines.base = count_newlines(&b[..i]);
             b = &b[i..];
@@ -226,13 +245,16 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
         return Err(WealdError::parse(
             path,
             0,
-            format!("offset of vertex {k} is smaller than the offset of vertex {}", k - 1),
+            format!(
+                "offset of vertex {k} is smaller than the offset of vertex {}",
+                k - 1
+            ),
         ));
     }
     offs.push(h.m);
     let src: Vec<u32> = (0..h.n as usize)
         .into_par_iter()
-        .flat_map_iter(|v| std::iter::repeat(v as u32).take((offs[v + 1] - offs[v]) as usize))
+        .flat_map_iter(|v| std::iter::repeat_n(v as u32, (offs[v + 1] - offs[v]) as usize))
         .collect();
     let weighted = opts.weighted.unwrap_or(h.weighted);
     let w = if weighted && !h.weighted {

@@ -61,9 +61,8 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
                 String::from_utf8_lossy(&fmt)
             )));
         }
-        let digit = |from_right: usize| {
-            fmt.len() > from_right && fmt[fmt.len() - 1 - from_right] == b'1'
-        };
+        let digit =
+            |from_right: usize| fmt.len() > from_right && fmt[fmt.len() - 1 - from_right] == b'1';
         let vweights = digit(1);
         let ncon = if f.len() == 4 {
             nums[3] as usize
@@ -71,7 +70,10 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
             vweights as usize
         };
         if nums[0] > MAX_ID + 1 {
-            return Err(bad(format!("header: n = {} exceeds the u32 id space", nums[0])));
+            return Err(bad(format!(
+                "header: n = {} exceeds the u32 id space",
+                nums[0]
+            )));
         }
         let start = match block[off..].iter().position(|&b| b == b'\n') {
             Some(p) => off + p + 1,
@@ -114,7 +116,10 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
             for _ in 0..skip_vals {
                 skip_blanks(c, &mut i);
                 if at_eol(c, i) {
-                    return Err(missing(field, "a vertex size/weight (declared by the header's fmt)"));
+                    return Err(missing(
+                        field,
+                        "a vertex size/weight (declared by the header's fmt)",
+                    ));
                 }
                 let start = i;
                 if parse_number(c, &mut i).is_none() {
@@ -143,7 +148,10 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
                 if h.edge_w {
                     skip_blanks(c, &mut i);
                     if at_eol(c, i) {
-                        return Err(missing(field, "the edge weight after each neighbour (fmt declares edge weights)"));
+                        return Err(missing(
+                            field,
+                            "the edge weight after each neighbour (fmt declares edge weights)",
+                        ));
                     }
                     let w = parse_weight(c, &mut i, field, WeightMode::Infer, &mut p.all_int)?;
                     p.w.push(w);
@@ -239,7 +247,11 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
         parts.extend(parsed.parts);
     }
     let Some(h) = head else {
-        return Err(WealdError::parse(path, 1, "empty file: missing header line `n m [fmt [ncon]]`"));
+        return Err(WealdError::parse(
+            path,
+            1,
+            "empty file: missing header line `n m [fmt [ncon]]`",
+        ));
     };
     let mut cols = concat_parts(parts);
     let (lt, gt, loops) = cols

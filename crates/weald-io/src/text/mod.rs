@@ -21,7 +21,6 @@ pub mod metis;
 pub mod mtx;
 
 use crate::{Edges, LoadOptions, Progress, RawEdges};
-use weald_graph::EdgeList;
 use flate2::read::MultiGzDecoder;
 use rayon::prelude::*;
 use std::fs::File;
@@ -29,6 +28,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use weald_graph::EdgeList;
 use weald_graph::{Result, WealdError};
 
 /// Size of one read block (64 MiB).
@@ -664,7 +664,9 @@ mod tests {
         assert_eq!(parse_id(c, &mut i, 1), Ok(12));
         assert_eq!(i, 2);
         let mut i = 3;
-        assert!(parse_id(c, &mut i, 2).unwrap_err().contains("field 2 (\"x\")"));
+        assert!(parse_id(c, &mut i, 2)
+            .unwrap_err()
+            .contains("field 2 (\"x\")"));
         let c = b"-4\n";
         let mut i = 0;
         assert!(parse_id(c, &mut i, 1).unwrap_err().contains("negative"));

@@ -36,7 +36,11 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
     let mut it = lines_with_offsets(block).enumerate();
     let banner = match it.next() {
         Some((_, (_, l))) => l,
-        None => return Err(WealdError::parse(path, 1, "empty file: expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`")),
+        None => return Err(WealdError::parse(
+            path,
+            1,
+            "empty file: expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`",
+        )),
     };
     let toks: Vec<String> = banner
         .split(|b| b.is_ascii_whitespace())
@@ -102,7 +106,10 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
             return Err(WealdError::parse(
                 path,
                 k as u64 + 1,
-                format!("size line: {} rows/columns exceed the u32 id space", rows.max(cols)),
+                format!(
+                    "size line: {} rows/columns exceed the u32 id space",
+                    rows.max(cols)
+                ),
             ));
         }
         let start = match block[off..].iter().position(|&b| b == b'\n') {
