@@ -12,6 +12,9 @@ use weald_graph::{
     BatchResult, EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight,
 };
 
+/// Fills the neighbour list of a vertex.
+type Fill<'a, W> = dyn Fn(Vertex, &mut Vec<(Vertex, W)>) + Sync + 'a;
+
 /// Below this many items, batch preparation sorts sequentially.
 const PAR_SORT: usize = 1 << 13;
 
@@ -261,7 +264,7 @@ impl<W: Weight> CTreeGraph<W> {
     pub fn from_csr(csr: &Csr<W>, b: u32) -> Self {
         let heads = Heads::new(b);
         let n = csr.num_vertices();
-        let build = |get: &(dyn Fn(Vertex, &mut Vec<(Vertex, W)>) + Sync)| {
+        let build = |get: &Fill<W>| {
             let items: Vec<(Vertex, CTree<W>)> = (0..n as Vertex)
                 .into_par_iter()
                 .with_min_len(64)

@@ -1,0 +1,119 @@
+//! No-leak test for the versioned C-tree store, with a counting global allocator: after every
+//! reader has released its snapshots, the bytes still allocated are those of the newest
+//! version (within a small margin), and dropping the store frees everything.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
+use std::sync::Arc;
+use weald_graph::batch::Combine;
+use weald_graph::{Graph, UpdateBatch};
+use weald_storage::ctree::{CTreeGraph, CTreeOptions, VersionedGraph};
+
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Relaxed);
+        System.dealloc(p, l)
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Relaxed);
+        System.alloc_zeroed(l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        LIVE.fetch_add(new as isize - l.size() as isize, Relaxed);
+        System.realloc(p, l, new)
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+fn live() -> isize {
+    LIVE.load(Relaxed)
+}
+
+fn batch(k: u32, rng: &mut u64) -> UpdateBatch<i32> {
+    let mut b = UpdateBatch::new();
+    for _ in 0..2000 {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        let u = (*rng % 3000) as u32;
+        let v = ((*rng >> 20) % 3000) as u32;
+        b.insert_edges.push((u, v, (k % 7) as i32));
+        if (*rng).is_multiple_of(5) {
+            b.delete_edges.push((v, (u + 1) % 3000));
+        }
+    }
+    if k % 4 == 3 {
+        b.delete_vertices.push(k * 13 % 3000);
+    }
+    b
+}
+
+#[test]
+fn versions_are_freed_when_readers_release() {
+    // Warm up rayon's pool and thread-local buffers, which live for the whole process.
+    let warm = CTreeGraph::<i32>::new(CTreeOptions::default());
+    let mut rng = 88172645463325252u64;
+    let w2 = warm.apply(&batch(0, &mut rng), Combine::Min).0;
+    drop((warm, w2));
+
+    let before = live();
+    {
+        let vg = Arc::new(VersionedGraph::new(CTreeGraph::<i32>::new(CTreeOptions {
+            directed: true,
+            in_edges: true,
+            b: 16,
+        })));
+        let mut held = Vec::new();
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                let vg = vg.clone();
+                std::thread::spawn(move || {
+                    let mut keep = Vec::new();
+                    for i in 0..200 {
+                        let s = vg.acquire();
+                        assert!(s.num_arcs() <= 2000 * 40);
+                        if i % 20 == 0 {
+                            keep.push(s);
+                        }
+                    }
+                    keep.len()
+                })
+            })
+            .collect();
+        for k in 0..40 {
+            vg.apply(&batch(k, &mut rng), Combine::Sum);
+            if k % 10 == 0 {
+                held.push(vg.acquire());
+            }
+        }
+        for r in readers {
+            r.join().unwrap();
+        }
+        assert!(held.len() == 4 && held[0].version() < held[3].version());
+        drop(held);
+        assert_eq!(vg.reclaim(), 0);
+        let newest = vg.acquire();
+        let size = newest.memory_bytes().total as isize;
+        drop(newest);
+        let used = live() - before;
+        eprintln!("live {used} bytes, newest version {size} bytes");
+        // The newest version plus the store's own small structures.
+        assert!(
+            (used - size).abs() < 64 * 1024,
+            "live {used} bytes, newest version {size} bytes"
+        );
+        assert!(size > 100_000);
+    }
+    let after = live() - before;
+    assert!(after.abs() < 64 * 1024, "{after} bytes leaked");
+}
