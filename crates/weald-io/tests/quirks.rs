@@ -31,6 +31,23 @@ fn separators_comments_crlf_and_headers() {
 }
 
 #[test]
+fn byte_order_mark_and_lone_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "bom.csv", "\u{feff}1,2\n2,3\n");
+    assert_eq!(
+        pairs(&read_edges(&p, &LoadOptions::default()).unwrap().edges),
+        vec![(1, 2), (2, 3)]
+    );
+    // A lone number on the first line is data (missing its target), not a header.
+    let p = write(&dir, "one.txt", "5\n1 2\n");
+    let e = read_edges(&p, &LoadOptions::default()).unwrap_err();
+    assert!(
+        matches!(e, weald_graph::WealdError::Parse { line: 1, .. }),
+        "{e}"
+    );
+}
+
+#[test]
 fn count_line_rule() {
     let dir = tempfile::tempdir().unwrap();
     // `3 2`: 2 records follow over 3 distinct ids: a count line.

@@ -5,8 +5,8 @@
 //!   endings, blank lines and comment lines starting with `#` or `%` are skipped anywhere.
 //! * Ids are non-negative integers up to `u32::MAX - 1`; by default they are relabelled to
 //!   `0..n` by the builder (the user's ids are kept in the CSR's id map).
-//! * **Header line**: if the first non-comment line does not start with two numeric fields it is
-//!   a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
+//! * **Header line**: if one of the first two fields of the first non-comment line is not a
+//!   number, the line is a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
 //!   This applies to all three variants (CSV files without a header are fine too).
 //! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
 //!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
@@ -194,7 +194,9 @@ fn preamble(block: &[u8]) -> Preamble {
             continue;
         }
         let f = fields(line);
-        let numeric = f.len() >= 2 && field_is_number(f[0]) && field_is_number(f[1]);
+        // A header has a non-numeric field among its first two (a lone number is data, and
+        // then an error for the missing target).
+        let numeric = f.iter().take(2).all(|x| field_is_number(x));
         if !numeric {
             // A header line: skip it.
             pre.start = (off + line.len()).min(block.len());

@@ -2,7 +2,7 @@
 //!
 //! 1. [`Source`] opens the file; a gzip stream (recognised by its magic bytes `1f 8b`, whatever
 //!    the extension) is decompressed with [`flate2::read::MultiGzDecoder`] on the fly.
-//! 2. [`BlockReader`] reads it in large blocks ([`BLOCK`] bytes, reusing one buffer, so peak memory
+//! 2. [`BlockReader`] (which drops a leading UTF-8 byte-order mark) reads it in large blocks ([`BLOCK`] bytes, reusing one buffer, so peak memory
 //!    stays at one block plus the parsed arrays). Every block ends at a newline; the partial last
 //!    line is carried over to the next block.
 //! 3. [`split_chunks`] cuts a block at newline boundaries into a few chunks per thread, which the
@@ -113,6 +113,7 @@ pub struct BlockReader {
     filled: usize,
     start: usize,
     eof: bool,
+    started: bool,
     block: usize,
     progress: Option<Progress>,
 }
@@ -134,6 +135,7 @@ impl BlockReader {
             filled: 0,
             start: 0,
             eof: false,
+            started: false,
             block,
             progress,
         }
@@ -190,6 +192,12 @@ impl BlockReader {
         }
         // The next call moves `buf[end..filled]` to the front.
         self.start = end;
+        let first = !self.started;
+        self.started = true;
+        if first && self.buf[..end].starts_with(b"\xEF\xBB\xBF") {
+            // A UTF-8 byte-order mark (common in CSV exports): not part of the first line.
+            return Ok(Some(&self.buf[3..end]));
+        }
         if !self.eof && self.buf.len() < self.block {
             // Small initial guess (gzip): let the buffer grow towards a full block.
             let target = (self.buf.len() * 2).min(self.block);
