@@ -165,65 +165,45 @@ fn build_adjacency<W: Weight>(
 ) -> (Adjacency<W>, BuildStats) {
     let m = keys.len();
     let skip = |u: Vertex, v: Vertex| opts.drop_self_loops && u == v;
-    // 1. degrees
-    let deg: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-    (0..m).into_par_iter().with_min_len(4096).for_each(|i| {
-        let (u, v) = (keys[i], vals[i]);
-        if skip(u, v) {
-            return;
-        }
-        deg[u as usize].fetch_add(1, Ordering::Relaxed);
-        if symmetric && u != v {
-            deg[v as usize].fetch_add(1, Ordering::Relaxed);
-        }
-    });
-    let mut offsets: Vec<usize> = deg.into_par_iter().map(|d| d.into_inner() as usize).collect();
-    offsets.push(0);
-    let total = scan_exclusive(&mut offsets);
     let self_loops_dropped = if opts.drop_self_loops {
-        (0..m).into_par_iter().filter(|&i| keys[i] == vals[i]).count() as u64
+        (0..m)
+            .into_par_iter()
+            .filter(|&i| keys[i] == vals[i])
+            .count() as u64
     } else {
         0
     };
-    // 2. scatter
+    // 1-2. degrees, offsets, and the scatter of every arc into its source's range.
+    let plan = ScatterPlan::new(n, keys, vals, symmetric, &skip);
+    let total = plan.offsets[n];
     let mut targets: Vec<Vertex> = Vec::with_capacity(total);
     let mut wts: Vec<W> = Vec::with_capacity(if W::WEIGHTED { total } else { 0 });
     let mut idx: Vec<u64> = Vec::with_capacity(if keep_order { total } else { 0 });
-    {
-        let cursor: Vec<AtomicU64> = offsets[..n]
-            .par_iter()
-            .map(|&o| AtomicU64::new(o as u64))
-            .collect();
-        let (tp, wp, ip) = (
-            SendPtr(targets.as_mut_ptr()),
-            SendPtr(wts.as_mut_ptr()),
-            SendPtr(idx.as_mut_ptr()),
-        );
-        (0..m).into_par_iter().with_min_len(4096).for_each(|i| {
+    let (tp, wp, ip) = (
+        SendPtr(targets.as_mut_ptr()),
+        SendPtr(wts.as_mut_ptr()),
+        SendPtr(idx.as_mut_ptr()),
+    );
+    let offsets = plan.place(
+        keys,
+        vals,
+        symmetric,
+        &skip,
+        |p: usize, i: usize, b: Vertex| {
             let (tp, wp, ip) = (&tp, &wp, &ip);
-            let (u, v) = (keys[i], vals[i]);
-            if skip(u, v) {
-                return;
-            }
-            let put = |a: Vertex, b: Vertex| {
-                let p = cursor[a as usize].fetch_add(1, Ordering::Relaxed) as usize;
-                // SAFETY: each slot p in 0..total is handed out exactly once by the cursors.
-                unsafe {
-                    tp.0.add(p).write(b);
-                    if W::WEIGHTED {
-                        wp.0.add(p).write(weights[i]);
-                    }
-                    if keep_order {
-                        ip.0.add(p).write(i as u64);
-                    }
+            // SAFETY: the plan hands out each slot p in 0..total exactly once.
+            unsafe {
+                tp.0.add(p).write(b);
+                if W::WEIGHTED {
+                    wp.0.add(p).write(weights[i]);
                 }
-            };
-            put(u, v);
-            if symmetric && u != v {
-                put(v, u);
+                if keep_order {
+                    ip.0.add(p).write(i as u64);
+                }
             }
-        });
-    }
+        },
+    );
+    let total = offsets[n];
     // SAFETY: the degree counts equal the number of writes, so all `total` slots are filled.
     unsafe {
         targets.set_len(total);
@@ -311,6 +291,170 @@ fn build_adjacency<W: Weight>(
         },
         stats,
     )
+}
+
+/// Where every arc goes: degrees counted, offsets (`n + 1` entries) prefix-summed, and the
+/// cursors to scatter with.
+///
+/// With few threads relative to the graph (`threads × n` cursors cost at most the size of the
+/// target array), each block of the input counts and scatters with private, non-atomic
+/// cursors: random increments then overlap their cache misses, and every list comes out in
+/// input order. Otherwise cursors are shared atomics (O(n) memory whatever the thread count).
+/// Tests set this to exercise the atomic scatter on small graphs.
+pub(crate) static FORCE_ATOMIC: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+struct ScatterPlan {
+    offsets: Vec<usize>,
+    cursors: Cursors,
+}
+
+enum Cursors {
+    /// `cursors[b][v]`: next slot of v for input block b (of `block` arcs each).
+    Private {
+        cursors: Vec<Vec<usize>>,
+        block: usize,
+    },
+    Atomic(Vec<AtomicU64>),
+}
+
+impl ScatterPlan {
+    fn new(
+        n: usize,
+        keys: &[Vertex],
+        vals: &[Vertex],
+        symmetric: bool,
+        skip: &(impl Fn(Vertex, Vertex) -> bool + Sync),
+    ) -> Self {
+        let m = keys.len();
+        let blocks = rayon::current_num_threads().max(1);
+        let private = blocks * n * 8 <= (64 << 20).max(m * 4 * (1 + symmetric as usize))
+            && !FORCE_ATOMIC.load(Ordering::Relaxed);
+        if private && m > 0 {
+            let block = m.div_ceil(blocks);
+            let mut cursors: Vec<Vec<usize>> = (0..blocks)
+                .into_par_iter()
+                .map(|b| {
+                    let mut c = vec![0usize; n];
+                    for i in b * block..((b + 1) * block).min(m) {
+                        let (u, v) = (keys[i], vals[i]);
+                        if skip(u, v) {
+                            continue;
+                        }
+                        c[u as usize] += 1;
+                        if symmetric && u != v {
+                            c[v as usize] += 1;
+                        }
+                    }
+                    c
+                })
+                .collect();
+            let mut offsets: Vec<usize> = (0..n)
+                .into_par_iter()
+                .map(|v| cursors.iter().map(|c| c[v]).sum())
+                .collect();
+            offsets.push(0);
+            scan_exclusive(&mut offsets);
+            // cursors[b][v] = offsets[v] + arcs of v in blocks before b.
+            let ptrs: Vec<SendPtr<usize>> = cursors
+                .iter_mut()
+                .map(|c| SendPtr(c.as_mut_ptr()))
+                .collect();
+            let offs = &offsets;
+            (0..n).into_par_iter().with_min_len(4096).for_each(|v| {
+                let mut run = offs[v];
+                for p in &ptrs {
+                    // SAFETY: each v is visited by one task; every array has n entries.
+                    unsafe {
+                        let c = p.0.add(v);
+                        let k = *c;
+                        *c = run;
+                        run += k;
+                    }
+                }
+            });
+            return ScatterPlan {
+                offsets,
+                cursors: Cursors::Private { cursors, block },
+            };
+        }
+        let deg: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        (0..m).into_par_iter().with_min_len(4096).for_each(|i| {
+            let (u, v) = (keys[i], vals[i]);
+            if skip(u, v) {
+                return;
+            }
+            deg[u as usize].fetch_add(1, Ordering::Relaxed);
+            if symmetric && u != v {
+                deg[v as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let mut offsets: Vec<usize> = deg
+            .into_par_iter()
+            .map(|d| d.into_inner() as usize)
+            .collect();
+        offsets.push(0);
+        scan_exclusive(&mut offsets);
+        let cursor = offsets[..n]
+            .par_iter()
+            .map(|&o| AtomicU64::new(o as u64))
+            .collect();
+        ScatterPlan {
+            offsets,
+            cursors: Cursors::Atomic(cursor),
+        }
+    }
+
+    /// Call `put(slot, input index, target)` once for every stored arc; returns the offsets.
+    fn place(
+        self,
+        keys: &[Vertex],
+        vals: &[Vertex],
+        symmetric: bool,
+        skip: &(impl Fn(Vertex, Vertex) -> bool + Sync),
+        put: impl Fn(usize, usize, Vertex) + Sync,
+    ) -> Vec<usize> {
+        let m = keys.len();
+        match self.cursors {
+            Cursors::Private { mut cursors, block } => {
+                cursors.par_iter_mut().enumerate().for_each(|(b, c)| {
+                    for i in b * block..((b + 1) * block).min(m) {
+                        let (u, v) = (keys[i], vals[i]);
+                        if skip(u, v) {
+                            continue;
+                        }
+                        put(c[u as usize], i, v);
+                        c[u as usize] += 1;
+                        if symmetric && u != v {
+                            put(c[v as usize], i, u);
+                            c[v as usize] += 1;
+                        }
+                    }
+                });
+            }
+            Cursors::Atomic(cursor) => {
+                (0..m).into_par_iter().with_min_len(4096).for_each(|i| {
+                    let (u, v) = (keys[i], vals[i]);
+                    if skip(u, v) {
+                        return;
+                    }
+                    put(
+                        cursor[u as usize].fetch_add(1, Ordering::Relaxed) as usize,
+                        i,
+                        v,
+                    );
+                    if symmetric && u != v {
+                        put(
+                            cursor[v as usize].fetch_add(1, Ordering::Relaxed) as usize,
+                            i,
+                            u,
+                        );
+                    }
+                });
+            }
+        }
+        self.offsets
+    }
 }
 
 /// Sort one adjacency list by target (ties by input order or weight), merge duplicates by

@@ -54,7 +54,11 @@ impl<W: Weight> Adjacency<W> {
     /// Check the structural invariants (used when loading untrusted files).
     pub fn validate(&self, n: usize) -> Result<(), String> {
         if self.offsets.len() != n + 1 {
-            return Err(format!("offsets has {} entries, expected {}", self.offsets.len(), n + 1));
+            return Err(format!(
+                "offsets has {} entries, expected {}",
+                self.offsets.len(),
+                n + 1
+            ));
         }
         if self.offsets[0] != 0 || self.offsets[n] as usize != self.targets.len() {
             return Err("offsets do not span the target array".into());

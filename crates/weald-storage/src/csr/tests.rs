@@ -19,7 +19,14 @@ fn neighbors<W: Weight>(g: &Csr<W>, v: Vertex) -> Vec<(Vertex, W)> {
 //   2     3 (o)
 #[test]
 fn symmetric_small() {
-    let el = EdgeList::from_triples([(0, 1, ()), (0, 2, ()), (1, 2, ()), (1, 3, ()), (3, 3, ()), (1, 0, ())]);
+    let el = EdgeList::from_triples([
+        (0, 1, ()),
+        (0, 2, ()),
+        (1, 2, ()),
+        (1, 3, ()),
+        (3, 3, ()),
+        (1, 0, ()),
+    ]);
     let (g, st) = Csr::build(el.clone(), &BuildOptions::default()).unwrap();
     assert_eq!(g.num_vertices(), 4);
     assert_eq!(g.num_arcs(), 9);
@@ -28,7 +35,10 @@ fn symmetric_small() {
     assert_eq!(st.duplicates_merged, 2);
     assert_eq!(g.out_neighbors_slice(1).unwrap(), &[0, 2, 3]);
     assert_eq!(g.out_neighbors_slice(3).unwrap(), &[1, 3]);
-    let opts = BuildOptions { drop_self_loops: true, ..Default::default() };
+    let opts = BuildOptions {
+        drop_self_loops: true,
+        ..Default::default()
+    };
     let (g, st) = Csr::build(el, &opts).unwrap();
     assert_eq!(st.self_loops_dropped, 1);
     assert_eq!(g.num_edges(), 4);
@@ -39,7 +49,11 @@ fn symmetric_small() {
 fn directed_with_in_edges_and_relabel() {
     // ids 10 -> 30 -> 20, 10 -> 20
     let el = EdgeList::from_triples([(10, 30, 5i32), (30, 20, 7), (10, 20, 1)]);
-    let opts = BuildOptions { directed: true, relabel: true, ..Default::default() };
+    let opts = BuildOptions {
+        directed: true,
+        relabel: true,
+        ..Default::default()
+    };
     let (g, st) = Csr::build(el, &opts).unwrap();
     assert_eq!(g.num_vertices(), 3);
     assert_eq!(st.ids_squeezed, 28);
@@ -59,7 +73,11 @@ fn directed_with_in_edges_and_relabel() {
 fn combine_rules() {
     let el = EdgeList::from_triples([(0, 1, 5.0), (0, 1, 2.0), (0, 1, 9.0)]);
     let run = |rule| {
-        let opts = BuildOptions { directed: true, dedup: Some(rule), ..Default::default() };
+        let opts = BuildOptions {
+            directed: true,
+            dedup: Some(rule),
+            ..Default::default()
+        };
         neighbors(&Csr::build(el.clone(), &opts).unwrap().0, 0)
     };
     assert_eq!(run(Combine::Min), vec![(1, 2.0)]);
@@ -67,7 +85,11 @@ fn combine_rules() {
     assert_eq!(run(Combine::Sum), vec![(1, 16.0)]);
     assert_eq!(run(Combine::First), vec![(1, 5.0)]);
     assert_eq!(run(Combine::Last), vec![(1, 9.0)]);
-    let opts = BuildOptions { directed: true, dedup: None, ..Default::default() };
+    let opts = BuildOptions {
+        directed: true,
+        dedup: None,
+        ..Default::default()
+    };
     assert_eq!(Csr::build(el, &opts).unwrap().0.num_arcs(), 3);
 }
 
@@ -111,5 +133,28 @@ proptest! {
             prop_assert_eq!(&ins, &model);
         }
         prop_assert!(g.out_adjacency().validate(g.num_vertices()).is_ok());
+    }
+}
+
+#[test]
+fn atomic_and_private_scatter_agree() {
+    use std::sync::atomic::Ordering;
+    let arcs: Vec<(u32, u32, i32)> = (0..20_000u32)
+        .map(|i| ((i * 7919) % 500, (i * 104_729) % 500, (i % 13) as i32))
+        .collect();
+    for rule in [Combine::Min, Combine::First, Combine::Last, Combine::Sum] {
+        for directed in [false, true] {
+            let opts = BuildOptions {
+                directed,
+                dedup: Some(rule),
+                ..Default::default()
+            };
+            let el = EdgeList::from_triples(arcs.iter().copied());
+            let (a, _) = Csr::build(el.clone(), &opts).unwrap();
+            super::build::FORCE_ATOMIC.store(true, Ordering::Relaxed);
+            let (b, _) = Csr::build(el, &opts).unwrap();
+            super::build::FORCE_ATOMIC.store(false, Ordering::Relaxed);
+            assert_eq!(a, b, "{rule:?} directed={directed}");
+        }
     }
 }
