@@ -46,15 +46,15 @@ pub fn verify<G: Graph>(g: &G, source: Vertex, out: &Output) -> Result<(), Strin
     if out.parent[source as usize] != source || out.depth[source as usize] != 0 {
         return Err(format!("source {source} must be its own parent at depth 0"));
     }
-    for v in 0..n {
-        if out.depth[v] != dist[v] {
+    for (v, &dv) in dist.iter().enumerate() {
+        if out.depth[v] != dv {
             return Err(format!(
                 "vertex {v}: depth {} but the BFS distance is {}",
                 show(out.depth[v]),
-                show(dist[v])
+                show(dv)
             ));
         }
-        if (out.parent[v] == NO_VERTEX) != (dist[v] == UNREACHED) {
+        if (out.parent[v] == NO_VERTEX) != (dv == UNREACHED) {
             return Err(format!(
                 "vertex {v}: parent {} disagrees with reachability",
                 show(out.parent[v])

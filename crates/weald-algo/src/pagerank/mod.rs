@@ -37,13 +37,13 @@ pub fn verify<G: Graph>(g: &G, out: &Output, params: &Params) -> Result<(), Stri
     let nf = n as f64;
     let mut next = vec![0.0; n];
     let mut dangling = 0.0;
-    for u in 0..n {
+    for (u, &ru) in r.iter().enumerate() {
         let deg = g.out_degree(u as u32);
         if deg == 0 {
-            dangling += r[u];
+            dangling += ru;
             continue;
         }
-        let c = r[u] / deg as f64;
+        let c = ru / deg as f64;
         g.for_each_out(u as u32, |v, _| {
             next[v as usize] += c;
             true

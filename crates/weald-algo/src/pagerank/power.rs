@@ -184,14 +184,14 @@ mod tests {
         };
         let out = run(&g, &p).unwrap();
         let expect = [20.0 / 63.0, 20.0 / 63.0, 20.0 / 63.0, 1.0 / 21.0];
-        for v in 0..4 {
-            assert!((out.rank[v] - expect[v]).abs() < 1e-10, "{:?}", out.rank);
+        for (r, e) in out.rank.iter().zip(expect) {
+            assert!((r - e).abs() < 1e-10, "{:?}", out.rank);
         }
         verify(&g, &out, &p).unwrap();
         // Same numbers from the push variant (no in-arcs).
         let out2 = run(&csr_no_in(4, &arcs), &p).unwrap();
-        for v in 0..4 {
-            assert!((out2.rank[v] - expect[v]).abs() < 1e-10);
+        for (r, e) in out2.rank.iter().zip(expect) {
+            assert!((r - e).abs() < 1e-10);
         }
     }
 

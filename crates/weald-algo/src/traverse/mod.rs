@@ -12,6 +12,8 @@ pub mod edge_map;
 pub mod vertex_subset;
 
 #[cfg(test)]
+mod perf_tests;
+#[cfg(test)]
 pub(crate) mod testutil;
 
 pub use edge_map::{edge_map, AsInGraph, Direction, EdgeMapFn, EdgeMapOptions};

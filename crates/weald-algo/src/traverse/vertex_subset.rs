@@ -87,7 +87,7 @@ impl VertexSubset {
     /// All of `0..n` (dense).
     pub fn all(n: usize) -> Self {
         let mut bits = vec![u64::MAX; n.div_ceil(64)];
-        if n % 64 != 0 {
+        if n & 63 != 0 {
             *bits.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
         }
         VertexSubset {
