@@ -450,11 +450,15 @@ pub fn parse_id(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<u6
         if d > 9 {
             break;
         }
-        v = (v * 10 + d as u64).min(1 << 40);
+        v = v.wrapping_mul(10).wrapping_add(d as u64);
         j += 1;
     }
     if j == start || (j < c.len() && !is_sep(c[j]) && !is_eol(c[j])) {
         return Err(bad_id(c, start, field));
+    }
+    if j - start > 19 {
+        // Up to 19 digits cannot overflow a u64; longer ones may have leading zeros.
+        v = long_digits(&c[start..j]);
     }
     if v > MAX_ID {
         return Err(format!(
@@ -464,6 +468,14 @@ pub fn parse_id(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<u6
     }
     *i = j;
     Ok(v)
+}
+
+/// The value of a long digit string, saturated at `u64::MAX`.
+#[cold]
+fn long_digits(ds: &[u8]) -> u64 {
+    ds.iter().fold(0u64, |v, &d| {
+        v.saturating_mul(10).saturating_add((d - b'0') as u64)
+    })
 }
 
 #[cold]
@@ -687,6 +699,12 @@ mod tests {
         let c = b"99999999999999999999999999999";
         let mut i = 0;
         assert!(parse_id(c, &mut i, 1).unwrap_err().contains("exceeds"));
+        let c = b"18446744073709551617 1"; // 2^64 + 1 wraps to 1 without the long-digit check
+        let mut i = 0;
+        assert!(parse_id(c, &mut i, 1).unwrap_err().contains("exceeds"));
+        let c = b"0000000000000000000000042\t1";
+        let mut i = 0;
+        assert_eq!(parse_id(c, &mut i, 1), Ok(42));
     }
 
     #[test]
