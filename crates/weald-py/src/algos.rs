@@ -1,0 +1,302 @@
+//! One `#[pyfunction]` per algorithm: check the arguments, release the GIL, call the generic
+//! `weald-algo` function on the concrete graph (via `with_target!`), return numpy arrays
+//! indexed by internal vertex id (scalars as Python numbers).
+
+use crate::convert::vertex_arg;
+use crate::graph::{target_of, Target};
+use crate::pool::compute;
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use weald_algo as algo;
+use weald_graph::{DistValue, Vertex, NO_VERTEX};
+
+fn source_of(t: &Target, source: i64) -> PyResult<Vertex> {
+    vertex_arg(source, Some(t.num_vertices()))
+}
+
+fn parent_array(p: &[Vertex]) -> Vec<i64> {
+    p.iter()
+        .map(|&x| if x == NO_VERTEX { -1 } else { x as i64 })
+        .collect()
+}
+
+/// Breadth-first search from `source` (direction-optimising, Beamer et al.).
+///
+/// Args:
+///     graph: a Graph or Snapshot.
+///     source: the start vertex (internal id).
+///     parents: also return the BFS tree.
+///
+/// Returns:
+///     int64 array of hop distances (-1 = unreachable); with `parents=True` a tuple
+///     `(depth, parent)` where `parent[source] == source` and -1 marks unreached vertices.
+///     The tree is canonical (each vertex's smallest-id parent one level up).
+///
+/// Raises IndexError for a bad source. Complexity: O(n + m) work, parallel.
+///
+/// Example:
+///     >>> depth = weald.bfs(g, 0); (depth >= 0).sum()  # vertices reached
+#[pyfunction]
+#[pyo3(signature = (graph, source, *, parents=false))]
+fn bfs<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    source: i64,
+    parents: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, source)?;
+    let (depth, parent) = compute(py, move || {
+        let out = with_target!(&t, g => algo::bfs::run(g, s, &Default::default()))?;
+        let depth: Vec<i64> = out
+            .depth
+            .iter()
+            .map(|&d| if d == algo::bfs::UNREACHED { -1 } else { d as i64 })
+            .collect();
+        Ok((depth, parents.then(|| parent_array(&out.parent))))
+    })?;
+    let depth = PyArray1::from_vec(py, depth).into_any();
+    Ok(match parent {
+        None => depth,
+        Some(p) => PyTuple::new(py, [depth, PyArray1::from_vec(py, p).into_any()])?.into_any(),
+    })
+}
+
+/// Single-source betweenness: Brandes' dependencies of every vertex on `source`.
+///
+/// `delta[v] = sum over targets t != source, v of sigma(source, t | v) / sigma(source, t)`
+/// (unweighted shortest paths; arcs followed in their direction). Summing over all sources
+/// gives betweenness centrality (networkx's `betweenness_centrality(normalized=False)`,
+/// halved for undirected graphs).
+///
+/// Returns: float64 array. Raises IndexError for a bad source.
+/// Complexity: O(n + m), parallel. Example: `weald.betweenness(g, 0).argmax()`.
+#[pyfunction]
+fn betweenness<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    source: i64,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, source)?;
+    let d = compute(py, move || {
+        Ok(with_target!(&t, g => algo::bc::run(g, s, &Default::default()))?.dependency)
+    })?;
+    Ok(PyArray1::from_vec(py, d))
+}
+
+/// PageRank by power iteration (networkx's `pagerank(G, alpha=damping)` semantics: dangling
+/// mass spread uniformly, weights ignored, ranks sum to 1).
+///
+/// Args:
+///     damping: in [0, 1].
+///     tol: stop when the L1 change of one iteration is below `tol` (networkx stops at
+///         `n * tol`, so Weald's default is n times tighter).
+///     max_iter: iteration cap (no error if reached; the result is the last iterate).
+///
+/// Returns: float64 array of ranks. The result does not depend on the thread count.
+/// Raises ValueError for a bad damping or tol. Complexity: O(m) per iteration, parallel.
+///
+/// Example:
+///     >>> pr = weald.pagerank(g); pr.argsort()[::-1][:10]  # top 10
+#[pyfunction]
+#[pyo3(signature = (graph, damping=0.85, tol=1e-6, max_iter=100))]
+fn pagerank<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    damping: f64,
+    tol: f64,
+    max_iter: usize,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let t = target_of(graph)?;
+    let prm = algo::pagerank::Params {
+        damping,
+        tol,
+        max_iter,
+    };
+    let r = compute(py, move || {
+        Ok(with_target!(&t, g => algo::pagerank::run(g, &prm))?.rank)
+    })?;
+    Ok(PyArray1::from_vec(py, r))
+}
+
+/// Connected components (weakly connected for directed graphs), Afforest.
+///
+/// Returns: int64 array `label` with `label[v]` = the smallest vertex id in v's component;
+/// the number of components is `(label == np.arange(n)).sum()`.
+/// Complexity: O(n + m) expected, parallel. Example: `np.unique(weald.connected_components(g))`.
+#[pyfunction]
+fn connected_components<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let t = target_of(graph)?;
+    let l = compute(py, move || {
+        let out = with_target!(&t, g => algo::cc::run(g, &Default::default()))?;
+        Ok(out.label.iter().map(|&x| x as i64).collect::<Vec<i64>>())
+    })?;
+    Ok(PyArray1::from_vec(py, l))
+}
+
+fn sssp_result<'py>(
+    py: Python<'py>,
+    dist: Vec<f64>,
+    parent: Option<Vec<i64>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = PyArray1::from_vec(py, dist).into_any();
+    Ok(match parent {
+        None => d,
+        Some(p) => PyTuple::new(py, [d, PyArray1::from_vec(py, p).into_any()])?.into_any(),
+    })
+}
+
+/// Single-source shortest paths by delta-stepping (non-negative weights).
+///
+/// Args:
+///     source: start vertex.
+///     delta: bucket width; None picks one from the weights.
+///     parents: also return a shortest-path tree (deterministic).
+///
+/// Returns: float64 distances (inf = unreachable), or `(dist, parent)` with -1 for
+///     unreached vertices.
+///
+/// Raises ValueError on an unweighted graph, a negative weight or a bad delta; IndexError for
+/// a bad source. Complexity: O(m + n * (max distance / delta)) work, parallel.
+///
+/// Example:
+///     >>> g = weald.read("road.tsv", weighted=True); d = weald.sssp(g, 0)
+#[pyfunction]
+#[pyo3(signature = (graph, source, delta=None, *, parents=false))]
+fn sssp<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    source: i64,
+    delta: Option<f64>,
+    parents: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, source)?;
+    let prm = algo::sssp::delta_stepping::Params { delta };
+    let (d, p) = compute(py, move || {
+        with_target!(&t, g => {
+            let out = algo::sssp::delta_stepping::run(g, s, &prm)?;
+            Ok((
+                out.dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(),
+                parents.then(|| parent_array(&out.parent)),
+            ))
+        })
+    })?;
+    sssp_result(py, d, p)
+}
+
+/// Single-source shortest paths by parallel Bellman-Ford (negative weights allowed).
+///
+/// Returns: float64 distances (inf = unreachable), or `(dist, parent)` with `parents=True`.
+///
+/// Raises weald.NegativeCycleError (a ValueError, attribute `.source`) if a negative cycle is
+/// reachable; ValueError on an unweighted graph; IndexError for a bad source.
+/// Complexity: O(n * m) worst case, usually far less; parallel.
+///
+/// Example: `weald.bellman_ford(g, 0)`.
+#[pyfunction]
+#[pyo3(signature = (graph, source, *, parents=false))]
+fn bellman_ford<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    source: i64,
+    parents: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, source)?;
+    let (d, p) = compute(py, move || {
+        with_target!(&t, g => {
+            let out = algo::sssp::bellman_ford::run(g, s, &Default::default())?;
+            Ok((
+                out.dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(),
+                parents.then(|| parent_array(&out.parent)),
+            ))
+        })
+    })?;
+    sssp_result(py, d, p)
+}
+
+/// Triangles at each vertex of an undirected graph (networkx's `nx.triangles`), by
+/// degree-ordered sorted intersection. Self loops and parallel edges are ignored.
+///
+/// Returns: int64 array; the total is `triangles(g).sum() // 3` (or `triangle_count(g)`).
+/// Raises ValueError on a directed graph. Complexity: O(m^1.5), parallel.
+#[pyfunction]
+fn triangles<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let t = target_of(graph)?;
+    let x = compute(py, move || {
+        let out = with_target!(&t, g => algo::tc::run(g, &Default::default()))?;
+        Ok(out.per_vertex.iter().map(|&x| x as i64).collect::<Vec<i64>>())
+    })?;
+    Ok(PyArray1::from_vec(py, x))
+}
+
+/// The number of triangles of an undirected graph (a Python int).
+///
+/// Raises ValueError on a directed graph. Complexity: O(m^1.5), parallel.
+/// Example: `weald.triangle_count(weald.read("facebook_combined.txt.gz"))` is 1612010.
+#[pyfunction]
+fn triangle_count(py: Python<'_>, graph: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let t = target_of(graph)?;
+    compute(py, move || {
+        Ok(with_target!(&t, g => algo::tc::run(g, &Default::default()))?.total)
+    })
+}
+
+/// Coreness of every vertex of an undirected graph (networkx's `core_number`), by bucketed
+/// peeling (Julienne). Self loops and parallel edges are ignored.
+///
+/// Returns: int64 array; `kcore(g).max()` is the degeneracy.
+/// Raises ValueError on a directed graph. Complexity: O(n + m) work, parallel.
+#[pyfunction]
+fn kcore<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let t = target_of(graph)?;
+    let x = compute(py, move || {
+        let out = with_target!(&t, g => algo::kcore::run(g, &Default::default()))?;
+        Ok(out.coreness.iter().map(|&x| x as i64).collect::<Vec<i64>>())
+    })?;
+    Ok(PyArray1::from_vec(py, x))
+}
+
+/// A maximal independent set of an undirected graph: the greedy set for random priorities
+/// drawn from `seed` (deterministic for a seed, at any thread count).
+///
+/// Returns: bool array, True for members. Raises ValueError on a directed graph.
+/// Complexity: O(n + m) expected work, parallel. Example: `weald.mis(g).sum()`.
+#[pyfunction]
+#[pyo3(signature = (graph, seed=1))]
+fn mis<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let t = target_of(graph)?;
+    let prm = algo::mis::Params { seed };
+    let x = compute(py, move || {
+        Ok(with_target!(&t, g => algo::mis::run(g, &prm))?.in_set)
+    })?;
+    Ok(PyArray1::from_vec(py, x))
+}
+
+/// Add the algorithm functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bfs, m)?)?;
+    m.add_function(wrap_pyfunction!(betweenness, m)?)?;
+    m.add_function(wrap_pyfunction!(pagerank, m)?)?;
+    m.add_function(wrap_pyfunction!(connected_components, m)?)?;
+    m.add_function(wrap_pyfunction!(sssp, m)?)?;
+    m.add_function(wrap_pyfunction!(bellman_ford, m)?)?;
+    m.add_function(wrap_pyfunction!(triangles, m)?)?;
+    m.add_function(wrap_pyfunction!(triangle_count, m)?)?;
+    m.add_function(wrap_pyfunction!(kcore, m)?)?;
+    m.add_function(wrap_pyfunction!(mis, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,485 @@
+//! `weald.DynamicGraph` (a versioned C-tree store: batch updates, O(1) snapshots) and
+//! `weald.Snapshot` (one version; a `Graph`, so every algorithm runs on it).
+
+use crate::convert::{self, Weights};
+use crate::graph::{parse_combine, target_of, Graph, SnapData, Target};
+use crate::pool::compute;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBool;
+use std::sync::Arc;
+use weald_graph::batch::Combine;
+use weald_graph::{BatchResult, Graph as _, UpdateBatch, Vertex, Weight};
+use weald_storage::ctree::{CTreeGraph, CTreeOptions, FlatSnapshot, VersionedGraph};
+use weald_storage::AnyCsr;
+
+enum AnyVersioned {
+    Unweighted(VersionedGraph<()>),
+    Int(VersionedGraph<i32>),
+    Float(VersionedGraph<f64>),
+}
+
+macro_rules! with_versioned {
+    ($v:expr, $g:ident => $body:expr) => {
+        match $v {
+            AnyVersioned::Unweighted($g) => $body,
+            AnyVersioned::Int($g) => $body,
+            AnyVersioned::Float($g) => $body,
+        }
+    };
+}
+
+/// What one update did. `inserted`: new edges; `updated`: edges already present (weight
+/// combined); `deleted`: edges (or vertices plus their edges) removed; `absent`: deletions of
+/// things that were not there; `version`: the version the update published.
+#[pyclass(frozen, module = "weald", get_all)]
+pub struct UpdateResult {
+    inserted: u64,
+    updated: u64,
+    deleted: u64,
+    absent: u64,
+    version: u64,
+}
+
+#[pymethods]
+impl UpdateResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "UpdateResult(inserted={}, updated={}, deleted={}, absent={}, version={})",
+            self.inserted, self.updated, self.deleted, self.absent, self.version
+        )
+    }
+}
+
+fn result(version: u64, r: BatchResult) -> UpdateResult {
+    UpdateResult {
+        inserted: r.inserted,
+        updated: r.updated,
+        deleted: r.deleted,
+        absent: r.absent,
+        version,
+    }
+}
+
+/// A graph that changes: batches of edge and vertex insertions and deletions, each published
+/// as a new version; `snapshot()` takes the latest version in O(1) and never changes after.
+///
+/// Backed by C-trees (Aspen): purely-functional compressed trees shared between versions.
+/// One writer at a time (updates are serialised); any number of snapshots may be read
+/// concurrently, also from other threads, while updates continue.
+///
+/// Args:
+///     num_vertices: start with vertices 0..num_vertices present (and no edges).
+///     directed: store arcs (True) or undirected edges (False, each stored both ways).
+///     weighted: False, True / "float" (float64 weights) or "int" (int32 weights).
+///     dedup: how an inserted edge that is already present combines its weight with the old
+///         one: "min" (default), "max", "sum", "first" (keep old) or "last" (take new).
+///
+/// Example:
+///     >>> dg = weald.DynamicGraph()
+///     >>> dg.insert_edges(np.array([0, 1]), np.array([1, 2]))
+///     UpdateResult(inserted=2, updated=0, deleted=0, absent=0, version=1)
+///     >>> with dg.snapshot() as s:
+///     ...     weald.bfs(s, 0)
+///     array([0, 1, 2])
+#[pyclass(frozen, module = "weald")]
+pub struct DynamicGraph {
+    inner: AnyVersioned,
+    rule: Combine,
+}
+
+fn snapshot_of(v: &AnyVersioned) -> SnapData {
+    match v {
+        AnyVersioned::Unweighted(g) => {
+            let s = g.acquire();
+            let f = FlatSnapshot::new(s.graph());
+            SnapData::Unweighted(s, f)
+        }
+        AnyVersioned::Int(g) => {
+            let s = g.acquire();
+            let f = FlatSnapshot::new(s.graph());
+            SnapData::Int(s, f)
+        }
+        AnyVersioned::Float(g) => {
+            let s = g.acquire();
+            let f = FlatSnapshot::new(s.graph());
+            SnapData::Float(s, f)
+        }
+    }
+}
+
+/// Pair endpoints (and weights) into the batch's triples.
+fn triples<W: Weight>(s: Vec<Vertex>, d: Vec<Vertex>, w: Option<Vec<W>>, one: W) -> Vec<(Vertex, Vertex, W)> {
+    match w {
+        Some(w) => s.into_iter().zip(d).zip(w).map(|((a, b), x)| (a, b, x)).collect(),
+        None => s.into_iter().zip(d).map(|(a, b)| (a, b, one)).collect(),
+    }
+}
+
+impl DynamicGraph {
+    fn apply(&self, py: Python<'_>, batch: AnyBatch) -> PyResult<UpdateResult> {
+        let rule = self.rule;
+        let inner = &self.inner;
+        let (v, r) = compute(py, move || {
+            Ok(match (inner, batch) {
+                (AnyVersioned::Unweighted(g), AnyBatch::Unweighted(b)) => g.apply(&b, rule),
+                (AnyVersioned::Int(g), AnyBatch::Int(b)) => g.apply(&b, rule),
+                (AnyVersioned::Float(g), AnyBatch::Float(b)) => g.apply(&b, rule),
+                _ => unreachable!("batch built for the graph's weight type"),
+            })
+        })?;
+        Ok(result(v, r))
+    }
+
+    fn empty_batch(&self) -> AnyBatch {
+        match &self.inner {
+            AnyVersioned::Unweighted(_) => AnyBatch::Unweighted(UpdateBatch::new()),
+            AnyVersioned::Int(_) => AnyBatch::Int(UpdateBatch::new()),
+            AnyVersioned::Float(_) => AnyBatch::Float(UpdateBatch::new()),
+        }
+    }
+}
+
+enum AnyBatch {
+    Unweighted(UpdateBatch<()>),
+    Int(UpdateBatch<i32>),
+    Float(UpdateBatch<f64>),
+}
+
+macro_rules! with_batch {
+    ($b:expr, $x:ident => $body:expr) => {
+        match $b {
+            AnyBatch::Unweighted($x) => $body,
+            AnyBatch::Int($x) => $body,
+            AnyBatch::Float($x) => $body,
+        }
+    };
+}
+
+/// `False`/`None` → unweighted; `True`/"float" → f64; "int" → i32.
+fn weight_kind(w: Option<&Bound<'_, PyAny>>) -> PyResult<Option<bool>> {
+    let Some(w) = w else { return Ok(None) };
+    if w.is_none() {
+        return Ok(None);
+    }
+    if let Ok(b) = w.cast::<PyBool>() {
+        return Ok(b.is_true().then_some(true));
+    }
+    match w.extract::<String>()?.as_str() {
+        "float" | "float64" | "f64" => Ok(Some(true)),
+        "int" | "int32" | "i32" => Ok(Some(false)),
+        other => Err(PyValueError::new_err(format!(
+            "weighted must be False, True, \"float\" or \"int\", got {other:?}"
+        ))),
+    }
+}
+
+#[pymethods]
+impl DynamicGraph {
+    #[new]
+    #[pyo3(signature = (num_vertices=0, *, directed=false, weighted=None, dedup="min"))]
+    fn new(
+        py: Python<'_>,
+        num_vertices: i64,
+        directed: bool,
+        weighted: Option<&Bound<'_, PyAny>>,
+        dedup: &str,
+    ) -> PyResult<Self> {
+        let rule = parse_combine(Some(dedup))?.unwrap_or_default();
+        if num_vertices < 0 || num_vertices >= u32::MAX as i64 {
+            return Err(PyValueError::new_err(format!(
+                "num_vertices must be in 0..2^32-1, got {num_vertices}"
+            )));
+        }
+        let kind = weight_kind(weighted)?;
+        let opts = CTreeOptions {
+            directed,
+            ..CTreeOptions::default()
+        };
+        let n = num_vertices as Vertex;
+        let inner = compute(py, move || {
+            let all: Vec<Vertex> = (0..n).collect();
+            Ok(match kind {
+                None => AnyVersioned::Unweighted(VersionedGraph::new(
+                    CTreeGraph::new(opts).insert_vertices(&all).0,
+                )),
+                Some(false) => AnyVersioned::Int(VersionedGraph::new(
+                    CTreeGraph::new(opts).insert_vertices(&all).0,
+                )),
+                Some(true) => AnyVersioned::Float(VersionedGraph::new(
+                    CTreeGraph::new(opts).insert_vertices(&all).0,
+                )),
+            })
+        })?;
+        Ok(DynamicGraph { inner, rule })
+    }
+
+    /// A DynamicGraph holding a copy of `graph` (a static Graph: O(n + m) build; a Snapshot:
+    /// O(1), sharing its trees) as version 0. Its weight type and directedness are kept.
+    ///
+    /// Example: `dg = weald.DynamicGraph.from_graph(weald.read("facebook_combined.txt.gz"))`
+    #[staticmethod]
+    #[pyo3(signature = (graph, dedup="min"))]
+    fn from_graph(py: Python<'_>, graph: &Bound<'_, PyAny>, dedup: &str) -> PyResult<Self> {
+        let rule = parse_combine(Some(dedup))?.unwrap_or_default();
+        let t = target_of(graph)?;
+        let b = CTreeOptions::default().b;
+        let inner = compute(py, move || {
+            Ok(match &t {
+                Target::Static(a) => match &**a {
+                    weald::AnyGraph::Csr(c) => match c {
+                        AnyCsr::Unweighted(c) => {
+                            AnyVersioned::Unweighted(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
+                        }
+                        AnyCsr::Int(c) => {
+                            AnyVersioned::Int(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
+                        }
+                        AnyCsr::Float(c) => {
+                            AnyVersioned::Float(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
+                        }
+                    },
+                },
+                Target::Snap(s) => match &**s {
+                    SnapData::Unweighted(s, _) => {
+                        AnyVersioned::Unweighted(VersionedGraph::new(s.graph().clone()))
+                    }
+                    SnapData::Int(s, _) => AnyVersioned::Int(VersionedGraph::new(s.graph().clone())),
+                    SnapData::Float(s, _) => {
+                        AnyVersioned::Float(VersionedGraph::new(s.graph().clone()))
+                    }
+                },
+            })
+        })?;
+        Ok(DynamicGraph { inner, rule })
+    }
+
+    /// Insert edges `(src[i], dst[i])` with weights `w[i]` as one new version.
+    ///
+    /// Endpoints become present. An edge already present (or repeated in the batch) gets its
+    /// weight combined by the graph's `dedup` rule. On a weighted graph `w=None` means weight 1.
+    ///
+    /// Returns: UpdateResult (`inserted` new edges, `updated` existing ones; undirected edges
+    /// count once). Raises IndexError for a negative id, ValueError for mismatched lengths or
+    /// weights on an unweighted graph. Complexity: O(k log(n m / k)) for k edges, parallel.
+    #[pyo3(signature = (src, dst, w=None))]
+    fn insert_edges(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dst: &Bound<'_, PyAny>,
+        w: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<UpdateResult> {
+        let s = convert::vertex_ids(src, "src", None)?;
+        let d = convert::vertex_ids(dst, "dst", None)?;
+        if s.len() != d.len() {
+            return Err(PyValueError::new_err(format!(
+                "src and dst differ in length ({} and {})",
+                s.len(),
+                d.len()
+            )));
+        }
+        let w = match (&self.inner, w) {
+            (_, None) => None,
+            (AnyVersioned::Unweighted(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "this DynamicGraph is unweighted; create it with weighted=True to pass w",
+                ))
+            }
+            (AnyVersioned::Int(_), Some(w)) => Some(convert::weights(w, Some(false))?),
+            (AnyVersioned::Float(_), Some(w)) => Some(convert::weights(w, Some(true))?),
+        };
+        if let Some(w) = &w {
+            let len = match w {
+                Weights::Int(x) => x.len(),
+                Weights::Float(x) => x.len(),
+            };
+            if len != s.len() {
+                return Err(PyValueError::new_err(format!(
+                    "w has {len} entries but there are {} edges",
+                    s.len()
+                )));
+            }
+        }
+        let batch = match (self.empty_batch(), w) {
+            (AnyBatch::Unweighted(mut b), _) => {
+                b.insert_edges = triples(s, d, None, ());
+                AnyBatch::Unweighted(b)
+            }
+            (AnyBatch::Int(mut b), w) => {
+                let w = match w {
+                    Some(Weights::Int(w)) => Some(w),
+                    _ => None,
+                };
+                b.insert_edges = triples(s, d, w, 1);
+                AnyBatch::Int(b)
+            }
+            (AnyBatch::Float(mut b), w) => {
+                let w = match w {
+                    Some(Weights::Float(w)) => Some(w),
+                    _ => None,
+                };
+                b.insert_edges = triples(s, d, w, 1.0);
+                AnyBatch::Float(b)
+            }
+        };
+        self.apply(py, batch)
+    }
+
+    /// Delete edges `(src[i], dst[i])` as one new version (both directions if undirected).
+    /// Vertices stay present. Returns UpdateResult (`deleted`, `absent`).
+    /// Complexity: O(k log(n m / k)) for k edges, parallel.
+    fn delete_edges(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dst: &Bound<'_, PyAny>,
+    ) -> PyResult<UpdateResult> {
+        let s = convert::vertex_ids(src, "src", None)?;
+        let d = convert::vertex_ids(dst, "dst", None)?;
+        if s.len() != d.len() {
+            return Err(PyValueError::new_err(format!(
+                "src and dst differ in length ({} and {})",
+                s.len(),
+                d.len()
+            )));
+        }
+        let pairs: Vec<(Vertex, Vertex)> = s.into_iter().zip(d).collect();
+        let mut b = self.empty_batch();
+        with_batch!(&mut b, x => x.delete_edges = pairs);
+        self.apply(py, b)
+    }
+
+    /// Make vertices present (isolated; existing ones are left alone) as one new version.
+    /// Returns UpdateResult (counts are 0; the version is new).
+    fn insert_vertices(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<UpdateResult> {
+        let v = convert::vertex_ids(ids, "ids", None)?;
+        let mut b = self.empty_batch();
+        with_batch!(&mut b, x => x.insert_vertices = v);
+        self.apply(py, b)
+    }
+
+    /// Delete vertices and all their edges as one new version. Returns UpdateResult:
+    /// `deleted` counts the vertices removed plus the edges removed with them, `absent` the
+    /// vertices that were not present. (Ids of absent vertices below `num_vertices` behave
+    /// as isolated vertices in snapshots.)
+    fn delete_vertices(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<UpdateResult> {
+        let v = convert::vertex_ids(ids, "ids", None)?;
+        let mut b = self.empty_batch();
+        with_batch!(&mut b, x => x.delete_vertices = v);
+        self.apply(py, b)
+    }
+
+    /// The latest version: an immutable Snapshot (a Graph) that every algorithm accepts.
+    ///
+    /// Use it as a context manager so the version is released at the end of the block (it is
+    /// also released when the object is garbage-collected):
+    ///
+    ///     with dg.snapshot() as s:
+    ///         cc = weald.connected_components(s)
+    ///
+    /// Taking it is O(1) for the version plus O(n) to flatten the vertex array.
+    fn snapshot(&self, py: Python<'_>) -> PyResult<Py<Snapshot>> {
+        let inner = &self.inner;
+        let data = compute(py, move || Ok(snapshot_of(inner)))?;
+        let init = PyClassInitializer::from(Graph::new(Target::Snap(Arc::new(data))))
+            .add_subclass(Snapshot {});
+        Py::new(py, init)
+    }
+
+    /// The latest version number (0 at creation, +1 per update call).
+    #[getter]
+    fn version(&self) -> u64 {
+        with_versioned!(&self.inner, g => g.version())
+    }
+
+    /// Number of vertices of the latest version (1 + the largest id present).
+    #[getter]
+    fn num_vertices(&self) -> usize {
+        with_versioned!(&self.inner, g => g.acquire().num_vertices())
+    }
+
+    /// Number of edges of the latest version (undirected edges once).
+    #[getter]
+    fn num_edges(&self) -> usize {
+        with_versioned!(&self.inner, g => g.acquire().num_edges())
+    }
+
+    /// Number of stored arcs of the latest version.
+    #[getter]
+    fn num_arcs(&self) -> usize {
+        with_versioned!(&self.inner, g => g.acquire().num_arcs())
+    }
+
+    #[getter]
+    fn is_directed(&self) -> bool {
+        with_versioned!(&self.inner, g => g.acquire().is_directed())
+    }
+
+    #[getter]
+    fn is_weighted(&self) -> bool {
+        !matches!(self.inner, AnyVersioned::Unweighted(_))
+    }
+
+    fn __len__(&self) -> usize {
+        self.num_vertices()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<weald.DynamicGraph n={} m={} {} weighted={} backend=ctree version={}>",
+            self.num_vertices(),
+            self.num_edges(),
+            if self.is_directed() {
+                "directed"
+            } else {
+                "undirected"
+            },
+            self.is_weighted(),
+            self.version()
+        )
+    }
+}
+
+/// One version of a DynamicGraph: a Graph that never changes, whatever updates follow.
+/// Release it with `release()` or by leaving its `with` block; using it afterwards raises
+/// ValueError.
+#[pyclass(frozen, extends = Graph, module = "weald")]
+pub struct Snapshot {}
+
+#[pymethods]
+impl Snapshot {
+    /// The version number this snapshot shows.
+    #[getter]
+    fn version(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        match slf.as_super().get().target()? {
+            Target::Snap(s) => Ok(s.version()),
+            Target::Static(_) => Err(PyTypeError::new_err("not a snapshot")),
+        }
+    }
+
+    /// Release the version now (idempotent).
+    fn release(slf: &Bound<'_, Self>) {
+        let g = slf.as_super().get();
+        let py = slf.py();
+        // The last reference may free a large version: do it without the GIL.
+        py.detach(|| {
+            g.release();
+        });
+    }
+
+    /// True once released.
+    #[getter]
+    fn released(slf: &Bound<'_, Self>) -> bool {
+        slf.as_super().get().is_released()
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(slf: &Bound<'_, Self>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        Snapshot::release(slf);
+        false
+    }
+}

@@ -1,0 +1,95 @@
+//! The module's rayon pool, and [`compute`]: run Rust work with the GIL released.
+//!
+//! Every algorithm runs inside `pool.install`, so its parallel loops use this pool (not rayon's
+//! global one) and one cross-thread hand-off is paid per call, not per parallel loop.
+//! `set_num_threads` builds a new pool and swaps it in; calls already running keep the old
+//! one (held by an `Arc`) until they finish.
+
+use crate::errors::{panic_error, to_pyerr};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, RwLock};
+use weald_graph::WealdError;
+
+static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+
+fn default_threads() -> usize {
+    std::env::var("WEALD_NUM_THREADS")
+        .or_else(|_| std::env::var("RAYON_NUM_THREADS"))
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |k| k.get()))
+}
+
+fn build(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("weald-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))
+}
+
+/// The current pool (created on first use).
+pub fn pool() -> PyResult<Arc<rayon::ThreadPool>> {
+    if let Some(p) = POOL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return Ok(p.clone());
+    }
+    let mut w = POOL.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = w.as_ref() {
+        return Ok(p.clone());
+    }
+    let p = build(default_threads())?;
+    *w = Some(p.clone());
+    Ok(p)
+}
+
+/// Run `f` in the module's pool with the GIL released; panics become `RuntimeError` and
+/// Weald errors their Python exception.
+pub fn compute<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> Result<T, WealdError> + Send,
+{
+    let p = pool()?;
+    let r = py.detach(move || p.install(move || catch_unwind(AssertUnwindSafe(f))));
+    match r {
+        Ok(Ok(x)) => Ok(x),
+        Ok(Err(e)) => Err(to_pyerr(py, e)),
+        Err(payload) => Err(panic_error(payload)),
+    }
+}
+
+/// Use `k` worker threads for every later Weald call (a new pool replaces the old one; calls
+/// already running finish on the old pool). The default is `WEALD_NUM_THREADS`, else
+/// `RAYON_NUM_THREADS`, else the number of CPUs.
+///
+/// Raises ValueError if `k < 1`.
+///
+/// Example:
+///     >>> weald.set_num_threads(2); weald.get_num_threads()
+///     2
+#[pyfunction]
+pub fn set_num_threads(py: Python<'_>, k: i64) -> PyResult<()> {
+    if !(1..=4096).contains(&k) {
+        return Err(PyValueError::new_err(format!(
+            "number of threads must be in 1..=4096, got {k}"
+        )));
+    }
+    let p = py.detach(|| build(k as usize))?;
+    let old = POOL
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .replace(p);
+    // Drop the old pool without the GIL: its threads exit once idle.
+    py.detach(move || drop(old));
+    Ok(())
+}
+
+/// The number of worker threads Weald's algorithms use.
+#[pyfunction]
+pub fn get_num_threads() -> PyResult<usize> {
+    Ok(pool()?.current_num_threads())
+}
