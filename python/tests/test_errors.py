@@ -1,0 +1,100 @@
+"""Errors are Python exceptions carrying the Rust error's message; nothing crashes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import weald
+from conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def small():
+    return weald.Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 3]))
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError) as e:
+        weald.read(tmp_path / "nope.txt")
+    assert "nope.txt" in str(e.value)
+
+
+def test_parse_error_has_path_and_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_text("0 1\n1 2\n2 x\n")
+    with pytest.raises(weald.ParseError) as e:
+        weald.read(p)
+    assert isinstance(e.value, ValueError)
+    assert e.value.line == 3 and e.value.path == str(p)
+    assert "bad.txt:3" in str(e.value)
+
+
+def test_format_errors(tmp_path):
+    p = tmp_path / "g.unknownext"
+    p.write_text("0 1\n")
+    with pytest.raises(ValueError, match="format"):
+        weald.read(p)
+    assert weald.read(p, format="edgelist").num_edges == 1
+    with pytest.raises(ValueError):
+        weald.read(p, format="nonsense")
+    with pytest.raises(ValueError):
+        weald.read(p, format="edgelist", dedup="avg")
+    b = tmp_path / "broken.wgb"
+    b.write_bytes(b"not a weald file at all")
+    with pytest.raises(weald.ParseError):
+        weald.read(b)
+
+
+def test_bad_vertex(small):
+    for f in (weald.bfs, weald.betweenness):
+        with pytest.raises(IndexError):
+            f(small, 4)
+        with pytest.raises(IndexError):
+            f(small, -1)
+        with pytest.raises(IndexError):
+            f(small, 2**40)
+
+
+def test_weighted_algorithm_on_unweighted_graph(small):
+    with pytest.raises(ValueError, match="weighted"):
+        weald.sssp(small, 0)
+    with pytest.raises(ValueError, match="weighted"):
+        weald.bellman_ford(small, 0)
+
+
+def test_negative_weights():
+    g = weald.Graph.from_edges([0, 1, 2], [1, 2, 0], weights=[1, -5, 1], directed=True)
+    with pytest.raises(weald.NegativeCycleError) as e:
+        weald.bellman_ford(g, 0)
+    assert isinstance(e.value, ValueError) and e.value.source == 0
+    with pytest.raises(ValueError):
+        weald.sssp(g, 0)  # delta-stepping needs non-negative weights
+    h = weald.Graph.from_edges([0, 1, 0], [1, 2, 2], weights=[4, -3, 2], directed=True)
+    assert weald.bellman_ford(h, 0).tolist() == [0.0, 4.0, 1.0]
+
+
+def test_invalid_arguments(small):
+    d = weald.Graph.from_edges([0], [1], directed=True)
+    for f in (weald.kcore, weald.triangles, weald.triangle_count, weald.mis):
+        with pytest.raises(ValueError, match="symmetric|undirected"):
+            f(d)
+    with pytest.raises(ValueError):
+        weald.pagerank(small, damping=1.5)
+    with pytest.raises(ValueError):
+        weald.pagerank(small, tol=-1)
+    with pytest.raises(ValueError):
+        weald.sssp(weald.Graph.from_edges([0], [1], weights=[1.0]), 0, delta=-1.0)
+    with pytest.raises(TypeError):
+        weald.bfs("not a graph", 0)
+    with pytest.raises(TypeError):
+        weald.bfs(small, "0")
+
+
+def test_empty_graph():
+    g = weald.Graph.from_edges([], [])
+    assert weald.connected_components(g).tolist() == []
+    assert weald.pagerank(g).tolist() == []
+    assert weald.triangle_count(g) == 0
+    with pytest.raises(IndexError):
+        weald.bfs(g, 0)
