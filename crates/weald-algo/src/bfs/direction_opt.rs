@@ -13,7 +13,7 @@
 
 use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use weald_graph::{InGraph, Result, Vertex, WealdError, NO_VERTEX};
 
 /// Depth of a vertex the search did not reach.
@@ -46,36 +46,49 @@ pub struct Output {
     pub depth: Vec<u32>,
 }
 
+/// Per-vertex state packed in one word, so a step touches one cache line per arc:
+/// high half the depth, low half the parent; `u64::MAX` while unvisited. A push claims a vertex
+/// tentatively, with [`TENTATIVE`] set in the depth, so that later arcs of the same step still
+/// compete for the smallest parent (an atomic min on the word); after the step the flag is
+/// cleared. Depths therefore stay below 2³¹ − 1.
 struct Step<'a> {
-    parent: &'a [AtomicU32],
-    depth: &'a [AtomicU32],
+    state: &'a [AtomicU64],
     level: u32,
+}
+
+const UNVISITED: u64 = u64::MAX;
+const TENTATIVE: u32 = 1 << 31;
+
+#[inline]
+fn pack(depth: u32, parent: Vertex) -> u64 {
+    (depth as u64) << 32 | parent as u64
 }
 
 impl<W> EdgeMapFn<W> for Step<'_> {
     #[inline]
     fn cond(&self, d: Vertex) -> bool {
-        self.depth[d as usize].load(Relaxed) == UNREACHED
+        let x = self.state[d as usize].load(Relaxed);
+        x == UNVISITED || (x >> 32) as u32 == self.level | TENTATIVE
     }
 
     #[inline]
     fn update(&self, s: Vertex, d: Vertex, _: W) -> bool {
-        // Pull: the first frontier in-neighbour found is the smallest; setting the depth ends
-        // the scan of d's in-neighbours.
-        self.parent[d as usize].store(s, Relaxed);
-        self.depth[d as usize].store(self.level, Relaxed);
+        // Pull: the first frontier in-neighbour found is the smallest; the final depth ends the
+        // scan of d's in-neighbours.
+        self.state[d as usize].store(pack(self.level, s), Relaxed);
         true
     }
 
     #[inline]
     fn update_atomic(&self, s: Vertex, d: Vertex, _: W) -> bool {
         // Push: atomic min, so the smallest frontier in-neighbour wins; emit d only on the claim
-        // that found it unclaimed. The depth is set after the step, so later arcs still compete.
-        let p = &self.parent[d as usize];
-        let mut cur = p.load(Relaxed);
-        while s < cur {
-            match p.compare_exchange_weak(cur, s, Relaxed, Relaxed) {
-                Ok(_) => return cur == NO_VERTEX,
+        // that found it unvisited.
+        let cell = &self.state[d as usize];
+        let new = pack(self.level | TENTATIVE, s);
+        let mut cur = cell.load(Relaxed);
+        while new < cur {
+            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => return cur == UNVISITED,
                 Err(c) => cur = c,
             }
         }
@@ -92,16 +105,11 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
             num_vertices: n as u64,
         });
     }
-    let parent: Vec<AtomicU32> = (0..n)
+    let state: Vec<AtomicU64> = (0..n)
         .into_par_iter()
-        .map(|_| AtomicU32::new(NO_VERTEX))
+        .map(|_| AtomicU64::new(UNVISITED))
         .collect();
-    let depth: Vec<AtomicU32> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicU32::new(UNREACHED))
-        .collect();
-    parent[source as usize].store(source, Relaxed);
-    depth[source as usize].store(0, Relaxed);
+    state[source as usize].store(pack(0, source), Relaxed);
     let opts = EdgeMapOptions {
         threshold: params.threshold,
         direction: params.direction,
@@ -111,18 +119,26 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
     let mut level = 0u32;
     while !frontier.is_empty() {
         level += 1;
+        assert!(level < TENTATIVE - 1, "BFS depth exceeds 2^31 - 2");
         let step = Step {
-            parent: &parent,
-            depth: &depth,
+            state: &state,
             level,
         };
         frontier = edge_map(g, &frontier, &step, &opts);
-        vertex_map(&frontier, |v| depth[v as usize].store(level, Relaxed));
+        if !frontier.is_dense() {
+            vertex_map(&frontier, |v| {
+                state[v as usize].fetch_and(!((TENTATIVE as u64) << 32), Relaxed);
+            });
+        }
     }
-    Ok(Output {
-        parent: parent.into_iter().map(AtomicU32::into_inner).collect(),
-        depth: depth.into_iter().map(AtomicU32::into_inner).collect(),
-    })
+    let (parent, depth) = state
+        .into_par_iter()
+        .map(|x| match x.into_inner() {
+            UNVISITED => (NO_VERTEX, UNREACHED),
+            x => (x as u32, (x >> 32) as u32),
+        })
+        .unzip();
+    Ok(Output { parent, depth })
 }
 
 #[cfg(test)]
