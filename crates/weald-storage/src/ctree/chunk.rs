@@ -1,4 +1,4 @@
-//! Chunks: one allocation (`Box<[u8]>`) holding a difference-encoded sorted run of elements and
+//! Chunks: one shared allocation holding a difference-encoded sorted run of elements and
 //! their weights.
 //!
 //! Layout (all varints are the LEB128 codes of `weald_graph::codec`):
@@ -17,21 +17,70 @@
 use weald_graph::codec::{get_varint_fast, put_varint, unzigzag, zigzag};
 use weald_graph::{Vertex, Weight};
 
+use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::RefCell;
+use std::ptr::NonNull;
+use std::sync::atomic::{
+    fence, AtomicU32,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A difference-encoded run of elements (see the module docs for the byte layout).
-#[derive(Clone, Default, PartialEq, Eq, Debug)]
-pub struct Chunk(Box<[u8]>);
+/// A difference-encoded run of elements (see the module docs for the byte layout), in one
+/// shared, immutable allocation: `[u32 reference count | u32 length | bytes]`, reached by a
+/// thin pointer (8 bytes; null for the empty chunk). Cloning increments the count, so path
+/// copying a node never copies its chunk.
+pub struct Chunk(Option<NonNull<u8>>);
+
+// SAFETY: the bytes are immutable after construction and the count is atomic.
+unsafe impl Send for Chunk {}
+// SAFETY: as above.
+unsafe impl Sync for Chunk {}
+
+const HDR: usize = 8;
 
 impl Chunk {
     /// The empty chunk (no allocation).
     #[inline]
     pub fn empty() -> Self {
-        Chunk(Box::default())
+        Chunk(None)
+    }
+
+    fn layout(len: usize) -> Layout {
+        Layout::from_size_align(HDR + len, 4).expect("chunk too large")
+    }
+
+    fn from_bytes(b: &[u8]) -> Self {
+        if b.is_empty() {
+            return Chunk(None);
+        }
+        let len = u32::try_from(b.len()).expect("chunk larger than 4 GiB");
+        // SAFETY: the layout has non-zero size; we initialise the header and copy the bytes.
+        unsafe {
+            let p = alloc(Self::layout(b.len()));
+            let Some(p) = NonNull::new(p) else {
+                handle_alloc_error(Self::layout(b.len()))
+            };
+            (p.as_ptr() as *mut AtomicU32).write(AtomicU32::new(1));
+            (p.as_ptr().add(4) as *mut u32).write(len);
+            std::ptr::copy_nonoverlapping(b.as_ptr(), p.as_ptr().add(HDR), b.len());
+            Chunk(Some(p))
+        }
+    }
+
+    #[inline]
+    fn raw(&self) -> &[u8] {
+        match self.0 {
+            None => &[],
+            // SAFETY: a live allocation made by `from_bytes`, immutable after construction.
+            Some(p) => unsafe {
+                let len = *(p.as_ptr().add(4) as *const u32) as usize;
+                std::slice::from_raw_parts(p.as_ptr().add(HDR), len)
+            },
+        }
     }
 
     /// Encode the strictly increasing `xs` relative to `base`.
@@ -43,41 +92,45 @@ impl Chunk {
             let mut s = s.borrow_mut();
             s.clear();
             encode_into(base, xs, &mut s);
-            Chunk(Box::from(&s[..]))
+            Chunk::from_bytes(&s)
         })
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_none()
     }
 
-    /// Bytes of the allocation.
+    /// Bytes of the allocation (header included; 0 when empty).
     #[inline]
     pub fn bytes(&self) -> usize {
-        self.0.len()
+        match self.0 {
+            None => 0,
+            Some(_) => HDR + self.raw().len(),
+        }
     }
 
     /// Number of elements, O(1).
     #[inline]
     pub fn count(&self) -> usize {
-        if self.0.is_empty() {
+        if self.0.is_none() {
             return 0;
         }
         let mut p = 0;
-        get_varint_fast(&self.0, &mut p) as usize
+        get_varint_fast(self.raw(), &mut p) as usize
     }
 
     /// `(count, first, last)` from the header, O(1); `None` if empty.
     #[inline]
     pub fn header(&self, base: Vertex) -> Option<(usize, Vertex, Vertex)> {
-        if self.0.is_empty() {
+        if self.0.is_none() {
             return None;
         }
+        let b = self.raw();
         let mut p = 0;
-        let c = get_varint_fast(&self.0, &mut p) as usize;
-        let span = get_varint_fast(&self.0, &mut p);
-        let first = (base as i64 + unzigzag(get_varint_fast(&self.0, &mut p))) as Vertex;
+        let c = get_varint_fast(b, &mut p) as usize;
+        let span = get_varint_fast(b, &mut p);
+        let first = (base as i64 + unzigzag(get_varint_fast(b, &mut p))) as Vertex;
         Some((c, first, first + span as Vertex))
     }
 
@@ -85,7 +138,7 @@ impl Chunk {
     /// stopped early.
     #[inline]
     pub fn for_each<W: Weight>(&self, base: Vertex, mut f: impl FnMut(Vertex, W) -> bool) -> bool {
-        let b = &self.0[..];
+        let b = self.raw();
         if b.is_empty() {
             return true;
         }
@@ -146,6 +199,57 @@ impl Chunk {
     }
 }
 
+impl Clone for Chunk {
+    #[inline]
+    fn clone(&self) -> Self {
+        if let Some(p) = self.0 {
+            // SAFETY: the header of a live allocation.
+            let rc = unsafe { &*(p.as_ptr() as *const AtomicU32) };
+            if rc.fetch_add(1, Relaxed) > u32::MAX / 2 {
+                std::process::abort();
+            }
+        }
+        Chunk(self.0)
+    }
+}
+
+impl Drop for Chunk {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(p) = self.0 {
+            // SAFETY: the header of a live allocation; the last owner frees it.
+            unsafe {
+                let rc = &*(p.as_ptr() as *const AtomicU32);
+                if rc.fetch_sub(1, Release) == 1 {
+                    fence(Acquire);
+                    let len = *(p.as_ptr().add(4) as *const u32) as usize;
+                    dealloc(p.as_ptr(), Self::layout(len));
+                }
+            }
+        }
+    }
+}
+
+impl Default for Chunk {
+    fn default() -> Self {
+        Chunk::empty()
+    }
+}
+
+impl PartialEq for Chunk {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw() == other.raw()
+    }
+}
+
+impl Eq for Chunk {}
+
+impl std::fmt::Debug for Chunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Chunk({:?})", self.raw())
+    }
+}
+
 /// Append the encoding of non-empty `xs` to `out`.
 fn encode_into<W: Weight>(base: Vertex, xs: &[(Vertex, W)], out: &mut Vec<u8>) {
     let first = xs[0].0;
@@ -187,7 +291,9 @@ mod tests {
         let u: Vec<(Vertex, ())> = (0..300).map(|i| (i * 3, ())).collect();
         let c = Chunk::encode(0, &u);
         // 2-byte count, 2-byte span, 1-byte first, 299 one-byte gaps
-        assert_eq!(c.bytes(), 2 + 2 + 1 + 299);
+        assert_eq!(c.bytes(), 8 + 2 + 2 + 1 + 299);
+        let d = c.clone();
+        assert_eq!(d, c);
         let mut seen = 0;
         assert!(!c.for_each::<()>(0, |x, _| {
             seen += 1;

@@ -560,7 +560,7 @@ fn high_degree_vertex() {
     assert_eq!(g2.in_degree(2), 0);
     // chunks: about 150,000 / 256 tree nodes, about one byte per gap
     let mem = g.memory_bytes();
-    assert!(mem.chunk_bytes < 150_000 * 16, "{mem:?}");
+    assert!(mem.chunk_bytes < 150_000 * 24, "{mem:?}");
     // deleting the hub removes everything
     let (g3, r) = g2.delete_vertices(&[hub]);
     assert_eq!(r.deleted, 75_001);
@@ -772,4 +772,139 @@ fn weights_are_stored() {
         }
     );
     assert_eq!(g.find_edge(1, 3), Some(2.0));
+}
+
+// ---------------------------------------------------------------- measurement (not a test)
+
+/// RMAT edges (a, b, c) = (0.57, 0.19, 0.19) over `2^scale` vertices.
+fn rmat(scale: u32, m: usize, rng: &mut Rng) -> Vec<(Vertex, Vertex, ())> {
+    (0..m)
+        .map(|_| {
+            let (mut u, mut v) = (0u32, 0u32);
+            for _ in 0..scale {
+                let r = rng.below(100);
+                let (bu, bv) = if r < 57 {
+                    (0, 0)
+                } else if r < 76 {
+                    (0, 1)
+                } else if r < 95 {
+                    (1, 0)
+                } else {
+                    (1, 1)
+                };
+                u = (u << 1) | bu;
+                v = (v << 1) | bv;
+            }
+            (u, v, ())
+        })
+        .collect()
+}
+
+/// Bytes per edge and batch-insert throughput on an RMAT graph. Run with
+/// `CTREE_SCALE=20 cargo test -p weald-storage --lib -- --ignored ctree_measure --nocapture`.
+#[test]
+#[ignore]
+fn ctree_measure() {
+    let scale: u32 = std::env::var("CTREE_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let directed = std::env::var("CTREE_DIRECTED").is_ok();
+    let mut rng = Rng(42);
+    let edges = rmat(scale, 16 << scale, &mut rng);
+    let opts = CTreeOptions {
+        directed,
+        in_edges: false,
+        b: DEFAULT_B,
+    };
+    let t = std::time::Instant::now();
+    let g = CTreeGraph::<()>::new(opts)
+        .insert_edges(&edges, Combine::Min)
+        .0;
+    let build = t.elapsed().as_secs_f64();
+    let mem = g.memory_bytes();
+    eprintln!(
+        "RMAT scale {scale}: {} vertices present, {} arcs, built in {build:.2}s ({} threads)",
+        g.num_present_vertices(),
+        g.num_arcs(),
+        rayon::current_num_threads()
+    );
+    eprintln!(
+        "{mem:?}: {:.3} bytes per arc",
+        mem.bytes_per_arc(g.num_arcs())
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let only: Option<usize> = std::env::var("CTREE_ONLY")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    for bs in [10usize, 1000, 100_000, 1_000_000] {
+        if only.is_some_and(|o| o != bs) {
+            continue;
+        }
+        let reps = (2_000_000 / bs).clamp(1, 2000);
+        let batches: Vec<_> = (0..reps).map(|_| rmat(scale, bs, &mut rng)).collect();
+        let t = std::time::Instant::now();
+        pool.install(|| {
+            for b in &batches {
+                std::hint::black_box(g.insert_edges(b, Combine::Min));
+            }
+        });
+        let s = t.elapsed().as_secs_f64();
+        eprintln!(
+            "batch {bs:>8}: {:.3e} edges/s (1 thread)",
+            (bs * reps) as f64 / s
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn ctree_measure_small() {
+    let mut rng = Rng(42);
+    let scale = 14;
+    let edges = rmat(scale, 16 << scale, &mut rng);
+    let g = CTreeGraph::<()>::new(CTreeOptions::default())
+        .insert_edges(&edges, Combine::Min)
+        .0;
+    let reps = 5000;
+    let (mx, tot) = super::vtree::depth_stats(g.vertex_roots().0, 0);
+    eprintln!(
+        "vertex tree: max depth {mx}, mean depth {:.1}",
+        tot as f64 / g.num_present_vertices() as f64
+    );
+    let t = std::time::Instant::now();
+    for i in 0..reps {
+        std::hint::black_box(g.insert_vertices(&[(i % 12000) as Vertex + 20_000]));
+    }
+    eprintln!(
+        "new vertex: {:.2} us",
+        t.elapsed().as_secs_f64() * 1e6 / reps as f64
+    );
+    let vs = g.vertices();
+    let t = std::time::Instant::now();
+    let reps2: usize = std::env::var("CTREE_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(reps);
+    for i in 0..reps2 {
+        let u = vs[(i * 7919) % vs.len()];
+        std::hint::black_box(g.insert_edges(&[(u, u, ())], Combine::Min));
+    }
+    eprintln!(
+        "self loop on random vertex: {:.2} us",
+        t.elapsed().as_secs_f64() * 1e6 / reps2 as f64
+    );
+    let t = std::time::Instant::now();
+    for i in 0..reps {
+        let u = (i % 12000) as Vertex;
+        std::hint::black_box(g.insert_edges(&[(0, u, ())], Combine::Min));
+    }
+    eprintln!(
+        "edge at hub 0: {:.2} us (deg {})",
+        t.elapsed().as_secs_f64() * 1e6 / reps as f64,
+        g.out_degree(0)
+    );
 }

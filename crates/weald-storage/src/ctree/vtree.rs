@@ -229,3 +229,12 @@ pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
     }
     rec(t, &mut None, heads);
 }
+
+/// `(max depth, total depth)` of the nodes (tests/diagnostics).
+#[cfg(test)]
+pub(crate) fn depth_stats<W: Weight>(t: &VLink<W>, d: usize) -> (usize, usize) {
+    let Some(n) = t else { return (0, 0) };
+    let a = depth_stats(&n.left, d + 1);
+    let b = depth_stats(&n.right, d + 1);
+    (a.0.max(b.0).max(d + 1), a.1 + b.1 + d + 1)
+}
