@@ -8,20 +8,27 @@
 //! the bucket of their new distance. A vertex improved by a light arc inside the current
 //! bucket comes back in the same bucket and is relaxed again, so the light/heavy split of the
 //! original algorithm is not needed (as in GAPBS and Julienne). Like them, high-degree vertices
-//! are not split across threads.
+//! are not split across threads. Parents are kept during the run under a per-vertex spin lock
+//! (distance first, then smallest predecessor), so they are deterministic without a second pass
+//! over the arcs; only graphs with zero-weight ties need one (see
+//! [`super::shortest_path_parents`]).
 //!
 //! Weights must be non-negative (a negative weight is an error pointing to
 //! [`super::bellman_ford`]). On a directed graph, distances follow arc directions.
-//! Work is `O(m + n)` per bucket visit of a vertex; memory is `O(n)` beyond the graph.
+//! Each extraction of a vertex scans its out-arcs once; memory is `O(n)` beyond the graph.
 
 use super::{
-    finish_distances, new_distances, relax_frontier, require_vertex, require_weighted,
-    shortest_path_parents, DistOf, Output,
+    finish_distances, new_distances, require_vertex, require_weighted, shortest_path_parents,
+    DistOf, Output,
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
+use weald_graph::parallel::concat;
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX};
 
 /// Parameters of delta-stepping.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -105,6 +112,68 @@ fn default_delta(s: &WeightStats, n: usize) -> f64 {
     }
 }
 
+/// The shared arrays of a run.
+struct State<'a> {
+    dist: &'a [AtomicU64],
+    parent: &'a [AtomicU32],
+    /// Per-vertex spin locks guarding the pair (`dist`, `parent`).
+    lock: &'a [AtomicBool],
+    queued: &'a [AtomicBool],
+}
+
+/// Relax every out-arc of the `frontier`, keeping for each vertex the smallest distance and,
+/// among the arcs attaining it, the smallest predecessor (so the parents do not depend on the
+/// schedule: every arc tight at the end is relaxed with the final distance of its source, at
+/// that source's last extraction). Returns the vertices whose distance decreased, each once.
+fn relax<G: Graph>(g: &G, frontier: &[Vertex], s: &State<'_>) -> Vec<Vertex> {
+    let relax_one = |u: Vertex, out: &mut Vec<Vertex>| {
+        let du = DistOf::<G>::from_ordered_bits(s.dist[u as usize].load(Relaxed));
+        g.for_each_out(u, |v, w| {
+            let nd = du.plus(w.to_dist()).to_ordered_bits();
+            let vi = v as usize;
+            // Acquire pairs with the Release below: seeing a distance implies seeing the
+            // parent written with it (within one distance, the parent only decreases).
+            let d = s.dist[vi].load(Acquire);
+            if nd < d || (nd == d && u < s.parent[vi].load(Relaxed)) {
+                while s.lock[vi]
+                    .compare_exchange_weak(false, true, Acquire, Relaxed)
+                    .is_err()
+                {
+                    std::hint::spin_loop();
+                }
+                let d = s.dist[vi].load(Relaxed);
+                let improved = nd < d;
+                if improved || (nd == d && u < s.parent[vi].load(Relaxed)) {
+                    s.parent[vi].store(u, Relaxed);
+                    s.dist[vi].store(nd, Release);
+                }
+                s.lock[vi].store(false, Release);
+                if improved && !s.queued[vi].load(Relaxed) && !s.queued[vi].swap(true, Relaxed) {
+                    out.push(v);
+                }
+            }
+            true
+        });
+    };
+    if frontier.len() < 64 {
+        let mut out = Vec::new();
+        for &u in frontier {
+            relax_one(u, &mut out);
+        }
+        out
+    } else {
+        let parts: Vec<Vec<Vertex>> = frontier
+            .par_iter()
+            .with_min_len(16)
+            .fold(Vec::new, |mut out, &u| {
+                relax_one(u, &mut out);
+                out
+            })
+            .collect();
+        concat(parts)
+    }
+}
+
 /// Shortest paths from `source` by delta-stepping.
 ///
 /// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
@@ -154,14 +223,31 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
     };
 
     let dist = new_distances::<DistOf<G>>(n, source);
+    let parent: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU32::new(NO_VERTEX))
+        .collect();
+    parent[source as usize].store(source, Relaxed);
+    let lock: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicBool::new(false))
+        .collect();
     let queued: Vec<AtomicBool> = (0..n)
         .into_par_iter()
         .with_min_len(4096)
         .map(|_| AtomicBool::new(false))
         .collect();
+    let state = State {
+        dist: &dist,
+        parent: &parent,
+        lock: &lock,
+        queued: &queued,
+    };
     let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
     while let Some((_, frontier)) = buckets.next_bucket() {
-        let improved = relax_frontier(g, &frontier, &dist, &queued);
+        let improved = relax(g, &frontier, &state);
         let moves: Vec<(Vertex, BucketId)> = improved
             .par_iter()
             .with_min_len(4096)
@@ -174,6 +260,17 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
         buckets.update_buckets(&moves);
     }
     let dist = finish_distances::<DistOf<G>>(dist);
-    let parent = shortest_path_parents(g, source, &dist, true);
+    let mut parent: Vec<Vertex> = parent.into_iter().map(AtomicU32::into_inner).collect();
+    // The parent of each vertex is now its smallest tight predecessor. If that one is at the
+    // same distance (zero weights), parents could form a cycle: recompute them as a tree.
+    let plateau = (0..n).into_par_iter().with_min_len(4096).any(|v| {
+        let p = parent[v];
+        v != source as usize
+            && p != NO_VERTEX
+            && dist[p as usize].to_ordered_bits() >= dist[v].to_ordered_bits()
+    });
+    if plateau {
+        parent = shortest_path_parents(g, source, &dist, true);
+    }
     Ok(Output { dist, parent })
 }

@@ -462,4 +462,6 @@ pub fn verify<G: Graph>(
 }
 
 #[cfg(test)]
+mod perf_tests;
+#[cfg(test)]
 mod tests;

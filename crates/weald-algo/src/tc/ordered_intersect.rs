@@ -8,8 +8,9 @@
 //! oriented lists. Orienting towards higher degree bounds `|N+(v)|` by `O(√m)`, so the work is
 //! `O(m^{3/2})`. Vertices are processed in parallel; each intersection is a sequential merge.
 //!
-//! The oriented lists are built once, in parallel (`n + 1` offsets and `m/2` ids of extra
-//! memory), from [`Graph::out_neighbors_slice`] when the backend stores flat lists and by
+//! The oriented lists are built once, in parallel, over vertices relabelled by rank (as GAPBS
+//! relabels by degree, for locality): `2n` ids, `n + 1` offsets and `m/2` ids of extra memory,
+//! from [`Graph::out_neighbors_slice`] when the backend stores flat lists and by
 //! decoding with [`Graph::for_each_out`] otherwise. Self loops and duplicate arcs are skipped.
 //! `per_vertex` counts are gathered with one atomic add per triangle for its top vertex and one
 //! per oriented edge for the others.
@@ -26,29 +27,32 @@ use weald_graph::{Graph, Result, Vertex, WealdError};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {}
 
-/// The graph with each edge oriented towards the higher `(degree, id)` rank, lists sorted by id.
+/// The graph relabelled by rank (vertex `order[r]` has rank `r`) with each edge oriented
+/// towards the higher rank; `list(r)` holds sorted ranks.
 struct Oriented {
+    order: Vec<Vertex>,
     offsets: Vec<usize>,
     targets: Vec<Vertex>,
 }
 
 impl Oriented {
     #[inline]
-    fn list(&self, u: Vertex) -> &[Vertex] {
-        &self.targets[self.offsets[u as usize]..self.offsets[u as usize + 1]]
+    fn list(&self, r: Vertex) -> &[Vertex] {
+        &self.targets[self.offsets[r as usize]..self.offsets[r as usize + 1]]
     }
 }
 
-/// Call `f(v)` for each distinct neighbour `v != u` of `u` of higher rank, in increasing order.
+/// Call `f(rank[v])` for each distinct neighbour `v != u` of `u` of higher rank.
 #[inline]
-fn for_each_higher<G: Graph>(g: &G, deg: &[usize], u: Vertex, mut f: impl FnMut(Vertex)) {
-    let key_u = (deg[u as usize], u);
+fn for_each_higher<G: Graph>(g: &G, rank: &[Vertex], u: Vertex, mut f: impl FnMut(Vertex)) {
+    let ru = rank[u as usize];
     let mut last = None;
     let mut visit = |v: Vertex| {
         if last != Some(v) {
             last = Some(v);
-            if (deg[v as usize], v) > key_u {
-                f(v);
+            let rv = rank[v as usize];
+            if rv > ru {
+                f(rv);
             }
         }
     };
@@ -65,48 +69,79 @@ fn for_each_higher<G: Graph>(g: &G, deg: &[usize], u: Vertex, mut f: impl FnMut(
 
 fn orient<G: Graph>(g: &G) -> Oriented {
     let n = g.num_vertices();
-    let deg: Vec<usize> = (0..n as Vertex)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|v| g.out_degree(v))
-        .collect();
-    let mut offsets: Vec<usize> = (0..n as Vertex)
-        .into_par_iter()
+    // Rank by (degree, id); relabelling by rank also puts the high-degree vertices, which most
+    // lists point to, next to each other (as GAPBS's degree relabelling does).
+    let mut order: Vec<Vertex> = (0..n as Vertex).collect();
+    order.par_sort_unstable_by_key(|&v| (g.out_degree(v), v));
+    let mut rank = vec![0 as Vertex; n];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v as usize] = r as Vertex;
+    }
+    let mut offsets: Vec<usize> = order
+        .par_iter()
         .with_min_len(256)
-        .map(|u| {
+        .map(|&u| {
             let mut c = 0;
-            for_each_higher(g, &deg, u, |_| c += 1);
+            for_each_higher(g, &rank, u, |_| c += 1);
             c
         })
         .collect();
     offsets.push(0);
     let total = scan_exclusive(&mut offsets);
     let mut targets = vec![0 as Vertex; total];
-    // Split the target array into per-vertex slices and fill them in parallel.
+    // Split the target array into per-rank slices and fill (then sort) them in parallel.
     let mut slices: Vec<&mut [Vertex]> = Vec::with_capacity(n);
     let mut rest = targets.as_mut_slice();
-    for u in 0..n {
-        let (head, tail) = rest.split_at_mut(offsets[u + 1] - offsets[u]);
+    for r in 0..n {
+        let (head, tail) = rest.split_at_mut(offsets[r + 1] - offsets[r]);
         slices.push(head);
         rest = tail;
     }
     slices
         .into_par_iter()
+        .zip(order.par_iter())
         .with_min_len(256)
-        .enumerate()
-        .for_each(|(u, out)| {
+        .for_each(|(out, &u)| {
             let mut i = 0;
-            for_each_higher(g, &deg, u as Vertex, |v| {
-                out[i] = v;
+            for_each_higher(g, &rank, u, |rv| {
+                out[i] = rv;
                 i += 1;
             });
+            out.sort_unstable();
         });
-    Oriented { offsets, targets }
+    Oriented {
+        order,
+        offsets,
+        targets,
+    }
 }
 
 /// Count the common elements of two sorted lists, calling `f` on each.
 #[inline]
 fn intersect(a: &[Vertex], b: &[Vertex], mut f: impl FnMut(Vertex)) -> u64 {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.is_empty() || small[small.len() - 1] < large[0] || large[large.len() - 1] < small[0] {
+        return 0;
+    }
+    if small.len() * 32 < large.len() {
+        // Very unequal sizes: binary search each element of the small list in what remains.
+        let mut c = 0;
+        let mut rest = large;
+        for &x in small {
+            match rest.binary_search(&x) {
+                Ok(k) => {
+                    f(x);
+                    c += 1;
+                    rest = &rest[k + 1..];
+                }
+                Err(k) => rest = &rest[k..],
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+        return c;
+    }
     let (mut i, mut j, mut c) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
@@ -133,30 +168,33 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
     }
     let n = g.num_vertices();
     let o = orient(g);
+    // Counts by rank: each triangle r < s < t is found once, at r, as t ∈ N+(r) ∩ N+(s).
     let per: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     let total: u64 = (0..n as Vertex)
         .into_par_iter()
         .with_min_len(64)
-        .map(|u| {
-            let nu = o.list(u);
-            let mut tu = 0;
-            for &v in nu {
-                let c = intersect(nu, o.list(v), |w| {
-                    per[w as usize].fetch_add(1, Relaxed);
+        .map(|r| {
+            let nr = o.list(r);
+            let mut tr = 0;
+            for (i, &s) in nr.iter().enumerate() {
+                // Every t in N+(s) is above s, so only the part of N+(r) after s can match.
+                let c = intersect(&nr[i + 1..], o.list(s), |t| {
+                    per[t as usize].fetch_add(1, Relaxed);
                 });
                 if c > 0 {
-                    per[v as usize].fetch_add(c, Relaxed);
-                    tu += c;
+                    per[s as usize].fetch_add(c, Relaxed);
+                    tr += c;
                 }
             }
-            if tu > 0 {
-                per[u as usize].fetch_add(tu, Relaxed);
+            if tr > 0 {
+                per[r as usize].fetch_add(tr, Relaxed);
             }
-            tu
+            tr
         })
         .sum();
-    Ok(Output {
-        total,
-        per_vertex: per.into_iter().map(AtomicU64::into_inner).collect(),
-    })
+    let mut per_vertex = vec![0u64; n];
+    for (r, &v) in o.order.iter().enumerate() {
+        per_vertex[v as usize] = per[r].load(Relaxed);
+    }
+    Ok(Output { total, per_vertex })
 }
