@@ -52,7 +52,13 @@ fn bfs<'py>(
         let depth: Vec<i64> = out
             .depth
             .iter()
-            .map(|&d| if d == algo::bfs::UNREACHED { -1 } else { d as i64 })
+            .map(|&d| {
+                if d == algo::bfs::UNREACHED {
+                    -1
+                } else {
+                    d as i64
+                }
+            })
             .collect();
         Ok((depth, parents.then(|| parent_array(&out.parent))))
     })?;
@@ -234,7 +240,11 @@ fn triangles<'py>(
     let t = target_of(graph)?;
     let x = compute(py, move || {
         let out = with_target!(&t, g => algo::tc::run(g, &Default::default()))?;
-        Ok(out.per_vertex.iter().map(|&x| x as i64).collect::<Vec<i64>>())
+        Ok(out
+            .per_vertex
+            .iter()
+            .map(|&x| x as i64)
+            .collect::<Vec<i64>>())
     })?;
     Ok(PyArray1::from_vec(py, x))
 }

@@ -88,6 +88,42 @@ pub struct DynamicGraph {
     rule: Combine,
 }
 
+impl From<CTreeGraph<()>> for AnyVersioned {
+    fn from(g: CTreeGraph<()>) -> Self {
+        AnyVersioned::Unweighted(VersionedGraph::new(g))
+    }
+}
+impl From<CTreeGraph<i32>> for AnyVersioned {
+    fn from(g: CTreeGraph<i32>) -> Self {
+        AnyVersioned::Int(VersionedGraph::new(g))
+    }
+}
+impl From<CTreeGraph<f64>> for AnyVersioned {
+    fn from(g: CTreeGraph<f64>) -> Self {
+        AnyVersioned::Float(VersionedGraph::new(g))
+    }
+}
+
+/// A C-tree copy of any graph (every vertex `0..n` present).
+fn ctree_of<G: weald_graph::Graph>(g: &G, b: u32) -> weald_graph::Result<CTreeGraph<G::W>> {
+    let directed = g.is_directed();
+    let mut el = weald_graph::EdgeList::new(g.num_vertices());
+    for u in 0..g.num_vertices() as Vertex {
+        g.for_each_out(u, |v, w| {
+            if directed || u <= v {
+                el.push(u, v, w);
+            }
+            true
+        });
+    }
+    let opts = CTreeOptions {
+        directed,
+        in_edges: true,
+        b,
+    };
+    CTreeGraph::from_edge_list(&el, opts, Combine::Min)
+}
+
 fn snapshot_of(v: &AnyVersioned) -> SnapData {
     match v {
         AnyVersioned::Unweighted(g) => {
@@ -109,9 +145,19 @@ fn snapshot_of(v: &AnyVersioned) -> SnapData {
 }
 
 /// Pair endpoints (and weights) into the batch's triples.
-fn triples<W: Weight>(s: Vec<Vertex>, d: Vec<Vertex>, w: Option<Vec<W>>, one: W) -> Vec<(Vertex, Vertex, W)> {
+fn triples<W: Weight>(
+    s: Vec<Vertex>,
+    d: Vec<Vertex>,
+    w: Option<Vec<W>>,
+    one: W,
+) -> Vec<(Vertex, Vertex, W)> {
     match w {
-        Some(w) => s.into_iter().zip(d).zip(w).map(|((a, b), x)| (a, b, x)).collect(),
+        Some(w) => s
+            .into_iter()
+            .zip(d)
+            .zip(w)
+            .map(|((a, b), x)| (a, b, x))
+            .collect(),
         None => s.into_iter().zip(d).map(|(a, b)| (a, b, one)).collect(),
     }
 }
@@ -220,30 +266,31 @@ impl DynamicGraph {
     /// Example: `dg = weald.DynamicGraph.from_graph(weald.read("facebook_combined.txt.gz"))`
     #[staticmethod]
     #[pyo3(signature = (graph, dedup="min"))]
+    // A single-backend `AnyGraph` makes the `if let` irrefutable.
+    #[allow(irrefutable_let_patterns)]
     fn from_graph(py: Python<'_>, graph: &Bound<'_, PyAny>, dedup: &str) -> PyResult<Self> {
         let rule = parse_combine(Some(dedup))?.unwrap_or_default();
         let t = target_of(graph)?;
         let b = CTreeOptions::default().b;
         let inner = compute(py, move || {
             Ok(match &t {
-                Target::Static(a) => match &**a {
-                    weald::AnyGraph::Csr(c) => match c {
-                        AnyCsr::Unweighted(c) => {
-                            AnyVersioned::Unweighted(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
-                        }
-                        AnyCsr::Int(c) => {
-                            AnyVersioned::Int(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
-                        }
-                        AnyCsr::Float(c) => {
-                            AnyVersioned::Float(VersionedGraph::new(CTreeGraph::from_csr(c, b)))
-                        }
-                    },
-                },
+                Target::Static(a) => {
+                    if let weald::AnyGraph::Csr(c) = &**a {
+                        return Ok(match c {
+                            AnyCsr::Unweighted(c) => CTreeGraph::from_csr(c, b).into(),
+                            AnyCsr::Int(c) => CTreeGraph::from_csr(c, b).into(),
+                            AnyCsr::Float(c) => CTreeGraph::from_csr(c, b).into(),
+                        });
+                    }
+                    weald::with_graph!(&**a, g => ctree_of(g, b)?.into())
+                }
                 Target::Snap(s) => match &**s {
                     SnapData::Unweighted(s, _) => {
                         AnyVersioned::Unweighted(VersionedGraph::new(s.graph().clone()))
                     }
-                    SnapData::Int(s, _) => AnyVersioned::Int(VersionedGraph::new(s.graph().clone())),
+                    SnapData::Int(s, _) => {
+                        AnyVersioned::Int(VersionedGraph::new(s.graph().clone()))
+                    }
                     SnapData::Float(s, _) => {
                         AnyVersioned::Float(VersionedGraph::new(s.graph().clone()))
                     }

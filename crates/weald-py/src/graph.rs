@@ -126,9 +126,7 @@ impl Graph {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .ok_or_else(|| {
-                PyValueError::new_err(
-                    "this snapshot was released (use it inside its `with` block)",
-                )
+                PyValueError::new_err("this snapshot was released (use it inside its `with` block)")
             })
     }
 
@@ -508,8 +506,9 @@ impl Graph {
         if !weights {
             return Ok(ns);
         }
-        let ws = weights_out(py, t.weight_name(), ws)
-            .unwrap_or_else(|| PyArray1::<f64>::from_vec(py, vec![1.0; ns.len().unwrap_or(0)]).into_any());
+        let ws = weights_out(py, t.weight_name(), ws).unwrap_or_else(|| {
+            PyArray1::<f64>::from_vec(py, vec![1.0; ns.len().unwrap_or(0)]).into_any()
+        });
         Ok(PyTuple::new(py, [ns, ws])?.into_any())
     }
 
@@ -562,21 +561,19 @@ impl Graph {
     /// Raises ValueError for a format that cannot be written, OSError on I/O failure.
     /// Example: `g.write("/tmp/g.wgb"); weald.read("/tmp/g.wgb")`.
     #[pyo3(signature = (path, format=None))]
+    // A single-backend `AnyGraph` makes the `if let` irrefutable.
+    #[allow(irrefutable_let_patterns)]
     fn write(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<()> {
         let t = self.target()?;
         let fmt = parse_format(format)?;
-        compute(py, move || match &t {
-            Target::Static(a) => match &**a {
-                AnyGraph::Csr(c) => weald_io::save(c, &path, fmt),
-            },
-            Target::Snap(s) => {
-                let c = match &**s {
-                    SnapData::Unweighted(_, g) => AnyCsr::Unweighted(to_csr(g)?),
-                    SnapData::Int(_, g) => AnyCsr::Int(to_csr(g)?),
-                    SnapData::Float(_, g) => AnyCsr::Float(to_csr(g)?),
-                };
-                weald_io::save(&c, &path, fmt)
+        compute(py, move || {
+            if let Target::Static(a) = &t {
+                if let AnyGraph::Csr(c) = &**a {
+                    return weald_io::save(c, &path, fmt);
+                }
             }
+            let c = with_target!(&t, g => AnyCsr::from(to_csr(g)?));
+            weald_io::save(&c, &path, fmt)
         })
     }
 }
@@ -663,9 +660,9 @@ fn add_weights(
     let any = compute(py, move || {
         Ok(match r {
             R::None => AnyCsr::Unweighted(Csr::build(el, &opts)?.0),
-            R::Int(lo, hi) => AnyCsr::Int(
-                Csr::build(weald_io::gen::add_weights_int(&el, lo, hi, seed), &opts)?.0,
-            ),
+            R::Int(lo, hi) => {
+                AnyCsr::Int(Csr::build(weald_io::gen::add_weights_int(&el, lo, hi, seed), &opts)?.0)
+            }
             R::Float(lo, hi) => AnyCsr::Float(
                 Csr::build(weald_io::gen::add_weights_float(&el, lo, hi, seed), &opts)?.0,
             ),
@@ -741,6 +738,8 @@ pub fn uniform(
             "n must be below 2^32 - 1, got {n}"
         )));
     }
-    let el = compute(py, move || Ok(weald_io::gen::uniform(n as usize, m as usize, seed)))?;
+    let el = compute(py, move || {
+        Ok(weald_io::gen::uniform(n as usize, m as usize, seed))
+    })?;
     add_weights(el, weights, seed, gen_opts(directed), py)
 }

@@ -79,10 +79,7 @@ pub fn set_num_threads(py: Python<'_>, k: i64) -> PyResult<()> {
         )));
     }
     let p = py.detach(|| build(k as usize))?;
-    let old = POOL
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .replace(p);
+    let old = POOL.write().unwrap_or_else(|e| e.into_inner()).replace(p);
     // Drop the old pool without the GIL: its threads exit once idle.
     py.detach(move || drop(old));
     Ok(())
