@@ -1,5 +1,5 @@
 //! A timing run on an RMAT graph (ignored by default; speed is measured by benchmarks, never
-//! asserted). Run: `cargo test -p weald-algo perf -- --ignored --nocapture`
+//! asserted). Run: `cargo test -p weald-algo timing_traversal -- --ignored --nocapture`
 //! (`WEALD_PERF_SCALE` sets log2 n, default 20; 16 arcs per vertex before symmetrising).
 
 use crate::{bc, bfs, cc, mis, pagerank};
@@ -39,7 +39,7 @@ fn rmat(scale: u32, edges: usize) -> EdgeList<()> {
 
 #[test]
 #[ignore]
-fn perf_rmat() {
+fn timing_traversal_algorithms_rmat() {
     let scale: u32 = std::env::var("WEALD_PERF_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())
