@@ -294,6 +294,43 @@ pub fn read_edges(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
 }
 
 fn read_edges_as(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges> {
+    let raw = read_edges_unchecked(path, opts, format)?;
+    if matches!(
+        format,
+        Format::MatrixMarket | Format::Dimacs | Format::Metis | Format::Ligra
+    ) {
+        check_declared_vertices(path, &raw)?;
+    }
+    Ok(raw)
+}
+
+/// A header may declare isolated vertices, but not more than a file of its size can
+/// plausibly describe: building a CSR costs 8 bytes per declared vertex, so a tiny file that
+/// declares billions of vertices must not make Weald allocate gigabytes.
+fn check_declared_vertices(path: &Path, raw: &RawEdges) -> Result<()> {
+    use rayon::prelude::*;
+    let n = raw.edges.num_vertices() as u64;
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let (src, dst) = raw.edges.endpoints();
+    let used = src
+        .par_iter()
+        .chain(dst.par_iter())
+        .max()
+        .map_or(0, |&v| v as u64 + 1);
+    let limit = (64 * bytes + 4096).max(used);
+    if n > limit {
+        return Err(WealdError::format(
+            path,
+            format!(
+                "the header declares {n} vertices, more than a file of {bytes} bytes can describe \
+                 (at most {limit}: 64 per byte of input)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn read_edges_unchecked(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges> {
     match format {
         Format::EdgeList | Format::Csv | Format::Temporal => {
             text::edgelist::read(path, opts, format)

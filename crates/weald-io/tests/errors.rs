@@ -411,3 +411,27 @@ fn error_lines_are_exact_across_chunks_and_blocks() {
     weald_io::text::set_block_size(weald_io::text::BLOCK);
     assert_eq!(line2, 300_002);
 }
+
+/// A header declaring far more vertices than the file can describe is refused before any
+/// per-vertex array is allocated.
+#[test]
+fn declared_vertex_count_is_bounded_by_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "huge.mtx",
+            "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 1\n1 2\n",
+        ),
+        ("huge.gr", "p sp 4000000000 1\na 1 2 5\n"),
+    ];
+    for (name, text) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let err = weald_io::load(&p, &weald_io::LoadOptions::default()).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("declares 4000000000 vertices"),
+            "{name}: {msg}"
+        );
+    }
+}
