@@ -123,9 +123,7 @@ impl Chunk {
     /// `(count, first, last)` from the header, O(1); `None` if empty.
     #[inline]
     pub fn header(&self, base: Vertex) -> Option<(usize, Vertex, Vertex)> {
-        if self.0.is_none() {
-            return None;
-        }
+        self.0?;
         let b = self.raw();
         let mut p = 0;
         let c = get_varint_fast(b, &mut p) as usize;

@@ -21,10 +21,13 @@
 //!
 //! ## Chunk layout (bytes; see `chunk.rs`)
 //!
-//! `varint count | varint (last - first) | varint zigzag(first - base) | varint gaps... |
-//! weights (W::BYTES each, little-endian; nothing for W = ())`, one `Box<[u8]>` allocation.
-//! `base` is the source vertex for a prefix and the head for a tail, so neighbours close to
-//! their source cost one byte. Count, first and last are O(1) from the header.
+//! One immutable allocation per chunk, reached by an 8-byte thin pointer (null = empty) and
+//! shared between versions by reference counting (path copying never copies chunk bytes):
+//! `u32 refcount | u32 length | varint count | varint (last - first) |
+//! varint zigzag(first - base) | varint gaps... | weights (W::BYTES each, little-endian;
+//! nothing for W = ())`. `base` is the source vertex for a prefix and the head for a tail, so
+//! neighbours close to their source cost one byte. Count, first and last are O(1) from the
+//! header. Counts are varints (no limit on chunk size or degree).
 //!
 //! ## Complexity (n = tree size, k = batch size, b = expected chunk size)
 //!
@@ -39,10 +42,16 @@
 //!
 //! ## Memory
 //!
-//! Per vertex: one vertex-tree node (`size_of::<VNode<()>>()` = 56 bytes + 16 bytes of `Arc`
-//! counts) plus its prefix chunk; per edge-tree node (one per ~b edges) 48 + 16 bytes; per
-//! edge about one byte of gap (more for distant neighbours) plus `W::BYTES`. See
-//! [`MemoryReport`] (counts what the structure holds, excluding allocator overhead).
+//! Per present vertex: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
+//! of `Arc` counts) plus its prefix chunk (8-byte header + its bytes); per edge-tree node (one
+//! per ~b arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc about one byte of
+//! gap for clustered neighbours, two to three for random ones, plus `W::BYTES`.
+//! [`MemoryReport`] counts exactly the bytes requested from the allocator (the no-leak test
+//! checks this with a counting allocator), excluding allocator overhead.
+//! Measured (ignored test `ctree_measure`, test profile): symmetric unweighted RMAT scale 16
+//! (a = 0.57, b = c = 0.19; 16 · 2^16 generated edges, 1.82 M stored arcs, 46.8 k vertices
+//! present): 3.64 bytes per stored arc (vertex tree 45 %, chunks 48 %, edge-tree nodes 7 %).
+//! The 3.0 bytes/arc goal at RMAT scale 20 is not reached or measured.
 //!
 //! ## Ids
 //!
