@@ -232,6 +232,10 @@ fn bellman_ford<'py>(
 ///
 /// Returns: int64 array; the total is `triangles(g).sum() // 3` (or `triangle_count(g)`).
 /// Raises ValueError on a directed graph. Complexity: O(m^1.5), parallel.
+///
+/// Example:
+///     >>> t = weald.triangles(g); t.sum() // 3 == weald.triangle_count(g)
+///     True
 #[pyfunction]
 fn triangles<'py>(
     py: Python<'py>,
@@ -266,6 +270,9 @@ fn triangle_count(py: Python<'_>, graph: &Bound<'_, PyAny>) -> PyResult<u64> {
 ///
 /// Returns: int64 array; `kcore(g).max()` is the degeneracy.
 /// Raises ValueError on a directed graph. Complexity: O(n + m) work, parallel.
+///
+/// Example:
+///     >>> core = weald.kcore(g); (core == core.max()).sum()  # size of the densest core
 #[pyfunction]
 fn kcore<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;

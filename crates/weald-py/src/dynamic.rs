@@ -308,6 +308,10 @@ impl DynamicGraph {
     /// Returns: UpdateResult (`inserted` new edges, `updated` existing ones; undirected edges
     /// count once). Raises IndexError for a negative id, ValueError for mismatched lengths or
     /// weights on an unweighted graph. Complexity: O(k log(n m / k)) for k edges, parallel.
+    ///
+    /// Example:
+    ///     >>> dg.insert_edges(np.array([0, 1]), np.array([1, 2])).inserted
+    ///     2
     #[pyo3(signature = (src, dst, w=None))]
     fn insert_edges(
         &self,
@@ -375,6 +379,8 @@ impl DynamicGraph {
     /// Delete edges `(src[i], dst[i])` as one new version (both directions if undirected).
     /// Vertices stay present. Returns UpdateResult (`deleted`, `absent`).
     /// Complexity: O(k log(n m / k)) for k edges, parallel.
+    ///
+    /// Example: `dg.delete_edges(np.array([0]), np.array([1])).deleted` is 1 if 0-1 existed.
     fn delete_edges(
         &self,
         py: Python<'_>,
@@ -397,7 +403,9 @@ impl DynamicGraph {
     }
 
     /// Make vertices present (isolated; existing ones are left alone) as one new version.
-    /// Returns UpdateResult (counts are 0; the version is new).
+    /// Returns UpdateResult (counts are 0; the version is new). Complexity: O(k log n).
+    ///
+    /// Example: `dg.insert_vertices(np.arange(100, 110))`.
     fn insert_vertices(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<UpdateResult> {
         let v = convert::vertex_ids(ids, "ids", None)?;
         let mut b = self.empty_batch();
@@ -408,7 +416,9 @@ impl DynamicGraph {
     /// Delete vertices and all their edges as one new version. Returns UpdateResult:
     /// `deleted` counts the vertices removed plus the edges removed with them, `absent` the
     /// vertices that were not present. (Ids of absent vertices below `num_vertices` behave
-    /// as isolated vertices in snapshots.)
+    /// as isolated vertices in snapshots.) Complexity: O(k log n + edges removed).
+    ///
+    /// Example: `dg.delete_vertices(np.array([3])).deleted` is 1 + degree of 3.
     fn delete_vertices(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<UpdateResult> {
         let v = convert::vertex_ids(ids, "ids", None)?;
         let mut b = self.empty_batch();
@@ -481,7 +491,7 @@ impl DynamicGraph {
             } else {
                 "undirected"
             },
-            self.is_weighted(),
+            if self.is_weighted() { "True" } else { "False" },
             self.version()
         )
     }
@@ -504,7 +514,9 @@ impl Snapshot {
         }
     }
 
-    /// Release the version now (idempotent).
+    /// Release the version now (idempotent); later use raises ValueError.
+    ///
+    /// Example: `s = dg.snapshot(); ...; s.release()`.
     fn release(slf: &Bound<'_, Self>) {
         let g = slf.as_super().get();
         let py = slf.py();
