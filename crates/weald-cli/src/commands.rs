@@ -11,7 +11,7 @@ use weald::graph::batch::Combine;
 use weald::io::{gen, Format, LoadOptions};
 use weald::runner::{self, Algorithm, RunParams};
 use weald::storage::{AnyCsr, BuildOptions, Csr};
-use weald::{AnyGraph, EdgeList, Result, WealdError};
+use weald::{AnyGraph, Backend, EdgeList, Result, WealdError};
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -23,6 +23,9 @@ pub enum Command {
     Info(InfoArgs),
     /// Run an algorithm on a graph.
     Run(RunArgs),
+    /// Benchmark experiments (`weald bench updates FILE`).
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// The main job on an embedded default: generate an RMAT graph, build it, print its
     /// statistics, run every algorithm with verification.
     Demo(DemoArgs),
@@ -35,7 +38,94 @@ pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
         Command::Info(a) => info(a, quiet),
         Command::Run(a) => run(a, quiet),
         Command::Demo(a) => demo(a, quiet),
+        Command::Bench(BenchCommand::Updates(a)) => bench_updates(a, quiet),
     }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Aspen's batch-update experiment: batches of RMAT-sampled edges inserted (both
+    /// directions) into the C-tree graph, then deleted; edges per second at each batch size.
+    Updates(UpdatesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct UpdatesArgs {
+    file: PathBuf,
+    /// Batch sizes, comma-separated.
+    #[arg(long, default_value = "10,1000,100000,1000000", value_delimiter = ',')]
+    batch_sizes: Vec<usize>,
+    /// Trials per batch size (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
+    if a.load.backend != "ctree" {
+        if a.load.backend != "csr" {
+            a.load.backend.parse::<Backend>()?;
+        }
+        a.load.backend = "ctree".into(); // the static CSR cannot be updated
+    }
+    let lg = a.load.load_graph(&a.file, quiet)?;
+    let (g, build_s) = (lg.graph, lg.convert_s);
+    let spin = Spinner::new(quiet, "batch updates");
+    let rows = match &g {
+        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => {
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+        }
+        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => {
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+        }
+        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => {
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+        }
+        AnyGraph::Csr(_) => unreachable!("converted to ctree above"),
+    };
+    drop(spin);
+    let batches: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            json!({"size": r.size, "insert_eps": r.insert_eps, "delete_eps": r.delete_eps,
+                        "insert_s": r.insert_seconds, "delete_s": r.delete_seconds})
+        })
+        .collect();
+    if a.json {
+        println!(
+            "{}",
+            json!({"file": a.file, "backend": "ctree", "vertices": g.num_vertices(), "edges": g.num_edges(),
+                   "threads": rayon::current_num_threads(), "trials": a.trials, "ctree_build_s": build_s,
+                   "memory_bytes": g.memory_bytes(), "batches": batches})
+        );
+    } else {
+        println!(
+            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc), {} threads, median of {} trials",
+            a.file.display(),
+            g.num_vertices(),
+            g.num_edges(),
+            g.memory_bytes() as f64 / g.num_arcs().max(1) as f64,
+            rayon::current_num_threads(),
+            a.trials
+        );
+        println!(
+            "{:>10} {:>16} {:>16}",
+            "batch", "insert edges/s", "delete edges/s"
+        );
+        for r in &rows {
+            println!(
+                "{:>10} {:>16.3e} {:>16.3e}",
+                r.size, r.insert_eps, r.delete_eps
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Options shared by every command that reads a graph.
@@ -66,6 +156,12 @@ pub struct LoadArgs {
     /// Keep the file's vertex ids as they are (no compaction of unused ids).
     #[arg(long)]
     keep_ids: bool,
+    /// Storage backend to load into: csr (static) or ctree (Aspen-style C-trees, a snapshot).
+    #[arg(long, default_value = "csr")]
+    backend: String,
+    /// C-tree chunking: an element starts a chunk with probability 1/b.
+    #[arg(long, default_value_t = 256)]
+    chunk_b: u32,
 }
 
 impl LoadArgs {
@@ -96,6 +192,47 @@ impl LoadArgs {
         let loaded = weald::io::load(path, &opts)?;
         Ok((loaded, t.elapsed().as_secs_f64()))
     }
+
+    /// Load, then move the graph into the chosen backend.
+    fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
+        let backend: Backend = self.backend.parse()?;
+        if self.chunk_b < 2 {
+            return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
+        }
+        let (loaded, load_s) = self.load(path, quiet)?;
+        let weald::io::Loaded {
+            graph,
+            stats,
+            format,
+            parse_seconds,
+            build_seconds,
+        } = loaded;
+        let t = Instant::now();
+        let spin = Spinner::new(quiet, "building C-trees");
+        let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b);
+        drop(spin);
+        Ok(LoadedGraph {
+            graph,
+            stats,
+            format,
+            parse_s: parse_seconds,
+            build_s: build_seconds,
+            load_s,
+            convert_s: t.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// A graph loaded by a command, with what loading it took.
+struct LoadedGraph {
+    graph: AnyGraph,
+    stats: weald::storage::BuildStats,
+    format: Format,
+    parse_s: f64,
+    build_s: f64,
+    load_s: f64,
+    /// Seconds spent moving the CSR into another backend.
+    convert_s: f64,
 }
 
 fn flag(yes: bool, no: bool) -> Option<bool> {
@@ -293,9 +430,8 @@ pub struct InfoArgs {
 }
 
 fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
-    let (loaded, secs) = a.load.load(&a.file, quiet)?;
-    let stats = loaded.stats;
-    let g: AnyGraph = loaded.graph.into();
+    let lg = a.load.load_graph(&a.file, quiet)?;
+    let (g, stats, secs, convert_secs) = (lg.graph, lg.stats, lg.load_s, lg.convert_s);
     let degrees = g.degrees();
     let n = g.num_vertices();
     let (min_d, max_d) = degrees
@@ -310,7 +446,7 @@ fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
     let mem = g.memory_bytes();
     let obj = json!({
         "file": a.file,
-        "format": loaded.format.name(),
+        "format": lg.format.name(),
         "backend": g.backend(),
         "vertices": n,
         "edges": g.num_edges(),
@@ -329,9 +465,17 @@ fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
         "memory_bytes": mem,
         "bytes_per_edge": if g.num_arcs() == 0 { 0.0 } else { mem as f64 / g.num_arcs() as f64 },
         "load_time_s": secs,
-        "parse_time_s": loaded.parse_seconds,
-        "build_time_s": loaded.build_seconds,
+        "parse_time_s": lg.parse_s,
+        "build_time_s": lg.build_s,
     });
+    let mut obj = obj;
+    if let Some(m) = g.ctree_memory() {
+        obj["ctree_build_time_s"] = json!(convert_secs);
+        obj["memory_vertex_tree"] = json!(m.vertex_tree);
+        obj["memory_edge_tree_nodes"] = json!(m.edge_tree_nodes);
+        obj["memory_chunk_bytes"] = json!(m.chunk_bytes);
+        obj["chunk_b"] = json!(a.load.chunk_b);
+    }
     if a.json {
         println!("{obj}");
     } else {
@@ -419,8 +563,8 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             "--damping must be in (0, 1) and --tol positive".into(),
         ));
     }
-    let (loaded, load_secs) = a.load.load(&file, quiet)?;
-    let g: AnyGraph = loaded.graph.into();
+    let lg = a.load.load_graph(&file, quiet)?;
+    let (g, load_secs) = (lg.graph, lg.load_s + lg.convert_s);
     let spin = Spinner::new(quiet, alg.name());
     let report = runner::run(&g, alg, &params)?;
     drop(spin);

@@ -1,13 +1,60 @@
 //! [`AnyGraph`]: the single type-erasure point over backends and weight types.
 
-use weald_graph::{Graph, Vertex};
-use weald_storage::csr::AnyCsr;
+use std::sync::Arc;
+use weald_graph::{Graph, Vertex, Weight};
+use weald_storage::csr::{AnyCsr, Csr};
+use weald_storage::ctree::{CTreeGraph, FlatSnapshot, MemoryReport};
 
 /// A graph of any backend and weight type, chosen at run time.
-#[derive(Clone, Debug)]
 pub enum AnyGraph {
     /// The static CSR backend.
     Csr(AnyCsr),
+    /// A C-tree snapshot (flattened for O(1) vertex access), with the user's ids if relabelled.
+    CTree(AnyFlat, Option<Arc<[u32]>>),
+}
+
+/// A flat C-tree snapshot of any weight type.
+pub enum AnyFlat {
+    Unweighted(FlatSnapshot<()>),
+    Int(FlatSnapshot<i32>),
+    Float(FlatSnapshot<f64>),
+}
+
+impl std::fmt::Debug for AnyGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "AnyGraph({}, {}, n={}, arcs={})",
+            self.backend(),
+            self.weight_name(),
+            self.num_vertices(),
+            self.num_arcs()
+        )
+    }
+}
+
+/// The backends a graph can be loaded into.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Csr,
+    CTree,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = weald_graph::WealdError;
+    fn from_str(s: &str) -> weald_graph::Result<Self> {
+        match s {
+            "csr" => Ok(Backend::Csr),
+            "ctree" => Ok(Backend::CTree),
+            _ => Err(weald_graph::WealdError::Invalid(format!(
+                "unknown backend `{s}` (expected csr or ctree)"
+            ))),
+        }
+    }
+}
+
+fn flat_of<W: Weight>(csr: &Csr<W>, b: u32) -> FlatSnapshot<W> {
+    FlatSnapshot::new(&CTreeGraph::from_csr(csr, b))
 }
 
 /// Run `$body` with `$g` bound to the concrete graph (a `&Csr<W>`, ...) inside an [`AnyGraph`].
@@ -17,8 +64,27 @@ macro_rules! with_graph {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::AnyGraph::Csr(c) => weald_storage::with_csr!(c, $g => $body),
+            $crate::AnyGraph::CTree($crate::any::AnyFlat::Unweighted($g), _) => $body,
+            $crate::AnyGraph::CTree($crate::any::AnyFlat::Int($g), _) => $body,
+            $crate::AnyGraph::CTree($crate::any::AnyFlat::Float($g), _) => $body,
         }
     };
+}
+
+impl Clone for AnyGraph {
+    fn clone(&self) -> Self {
+        match self {
+            AnyGraph::Csr(c) => AnyGraph::Csr(c.clone()),
+            AnyGraph::CTree(f, ids) => {
+                let f = match f {
+                    AnyFlat::Unweighted(x) => AnyFlat::Unweighted(FlatSnapshot::new(x.graph())),
+                    AnyFlat::Int(x) => AnyFlat::Int(FlatSnapshot::new(x.graph())),
+                    AnyFlat::Float(x) => AnyFlat::Float(FlatSnapshot::new(x.graph())),
+                };
+                AnyGraph::CTree(f, ids.clone())
+            }
+        }
+    }
 }
 
 impl From<AnyCsr> for AnyGraph {
@@ -28,17 +94,42 @@ impl From<AnyCsr> for AnyGraph {
 }
 
 impl AnyGraph {
-    /// The backend's name (`csr`, ...).
+    /// Move the graph into `backend` (C-trees with chunk parameter `b`); the id map is kept.
+    pub fn into_backend(self, backend: Backend, b: u32) -> Self {
+        match (self, backend) {
+            (AnyGraph::Csr(c), Backend::CTree) => {
+                let ids: Option<Arc<[u32]>> = c.original_ids().map(Arc::from);
+                let flat = match &c {
+                    AnyCsr::Unweighted(g) => AnyFlat::Unweighted(flat_of(g, b)),
+                    AnyCsr::Int(g) => AnyFlat::Int(flat_of(g, b)),
+                    AnyCsr::Float(g) => AnyFlat::Float(flat_of(g, b)),
+                };
+                AnyGraph::CTree(flat, ids)
+            }
+            (g, _) => g,
+        }
+    }
+
+    /// The backend's name (`csr`, `ctree`).
     pub fn backend(&self) -> &'static str {
         match self {
             AnyGraph::Csr(_) => "csr",
+            AnyGraph::CTree(..) => "ctree",
         }
     }
 
     /// The weight type's name (`none`, `i32`, `f64`).
     pub fn weight_name(&self) -> &'static str {
+        with_graph!(self, g => weight_name_of(g))
+    }
+
+    /// The C-tree memory breakdown (`None` for other backends).
+    pub fn ctree_memory(&self) -> Option<MemoryReport> {
         match self {
-            AnyGraph::Csr(c) => c.weight_name(),
+            AnyGraph::CTree(AnyFlat::Unweighted(f), _) => Some(f.graph().memory_bytes()),
+            AnyGraph::CTree(AnyFlat::Int(f), _) => Some(f.graph().memory_bytes()),
+            AnyGraph::CTree(AnyFlat::Float(f), _) => Some(f.graph().memory_bytes()),
+            AnyGraph::Csr(_) => None,
         }
     }
 
@@ -66,10 +157,11 @@ impl AnyGraph {
         with_graph!(self, g => g.is_directed())
     }
 
-    /// Bytes held by the graph's arrays.
+    /// Bytes held by the graph's structure (CSR arrays; C-tree nodes and chunks).
     pub fn memory_bytes(&self) -> usize {
         match self {
             AnyGraph::Csr(c) => c.memory_bytes(),
+            AnyGraph::CTree(..) => self.ctree_memory().map_or(0, |m| m.total),
         }
     }
 
@@ -77,6 +169,7 @@ impl AnyGraph {
     pub fn original_ids(&self) -> Option<&[u32]> {
         match self {
             AnyGraph::Csr(c) => c.original_ids(),
+            AnyGraph::CTree(_, ids) => ids.as_deref(),
         }
     }
 
@@ -111,4 +204,8 @@ impl AnyGraph {
             .map(|v| g.out_degree(v))
             .collect())
     }
+}
+
+fn weight_name_of<G: Graph>(_: &G) -> &'static str {
+    <G::W as Weight>::NAME
 }

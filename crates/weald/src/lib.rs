@@ -9,9 +9,10 @@
 //!   verify the answer, and report per-vertex values in the user's vertex ids.
 
 pub mod any;
+pub mod experiments;
 pub mod runner;
 
-pub use any::AnyGraph;
+pub use any::{AnyFlat, AnyGraph, Backend};
 pub use weald_algo as algo;
 pub use weald_graph as graph;
 pub use weald_graph::{EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight};

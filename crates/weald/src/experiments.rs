@@ -1,0 +1,84 @@
+//! Reproducible experiments shared by the CLI (`weald bench ...`) and the benchmark harness.
+//!
+//! * [`batch_updates`] — Aspen's batch-update experiment (PLDI'19, §7.3): batches of
+//!   RMAT-sampled edges are inserted into the C-tree graph (each edge in both directions for a
+//!   symmetric graph), then deleted again; throughput is batch edges per second.
+
+use crate::runner::median;
+use std::time::Instant;
+use weald_graph::batch::Combine;
+use weald_graph::{Graph, Result, Vertex, WealdError, Weight};
+use weald_io::gen;
+use weald_storage::ctree::CTreeGraph;
+
+/// Throughput at one batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchTiming {
+    /// Edges per batch (undirected edges for a symmetric graph: each stored both ways).
+    pub size: usize,
+    /// Median over the trials of `size / insert seconds`.
+    pub insert_eps: f64,
+    /// Median over the trials of `size / delete seconds`.
+    pub delete_eps: f64,
+    pub insert_seconds: Vec<f64>,
+    pub delete_seconds: Vec<f64>,
+}
+
+/// Run the batch-update experiment on `base` (which is left unchanged: versions are
+/// purely functional). Each trial samples a fresh batch from an RMAT generator over the
+/// graph's id range (Graph500 parameters, seed `seed + trial`).
+pub fn batch_updates<W: Weight>(
+    base: &CTreeGraph<W>,
+    sizes: &[usize],
+    trials: usize,
+    seed: u64,
+) -> Result<Vec<BatchTiming>> {
+    if sizes.is_empty() || sizes.contains(&0) {
+        return Err(WealdError::Invalid("batch sizes must be positive".into()));
+    }
+    let trials = trials.max(1);
+    let max = *sizes.iter().max().unwrap();
+    let n = base.num_vertices().max(2);
+    let scale = (usize::BITS - (n - 1).leading_zeros()).max(1);
+    let per_vertex = max.div_ceil(1usize << scale).max(1) as u32;
+    let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..trials)
+        .map(|t| {
+            let el = gen::rmat(&gen::RmatParams {
+                scale,
+                edge_factor: per_vertex,
+                seed: seed.wrapping_add(t as u64),
+                ..Default::default()
+            });
+            el.src
+                .iter()
+                .zip(&el.dst)
+                .take(max)
+                .map(|(&u, &v)| (u, v, W::default()))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let (mut ins, mut del) = (Vec::new(), Vec::new());
+        for sample in &samples {
+            let batch = &sample[..size.min(sample.len())];
+            let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
+            let t = Instant::now();
+            let (g2, _) = base.insert_edges(batch, Combine::Min);
+            ins.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            let (g3, _) = g2.delete_edges(&pairs);
+            del.push(t.elapsed().as_secs_f64());
+            drop((g2, g3));
+        }
+        let eps = |secs: &[f64]| median(&secs.iter().map(|s| size as f64 / s).collect::<Vec<_>>());
+        out.push(BatchTiming {
+            size,
+            insert_eps: eps(&ins),
+            delete_eps: eps(&del),
+            insert_seconds: ins,
+            delete_seconds: del,
+        });
+    }
+    Ok(out)
+}
