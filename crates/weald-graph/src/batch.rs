@@ -27,7 +27,11 @@ impl std::str::FromStr for Combine {
             "sum" => Combine::Sum,
             "first" => Combine::First,
             "last" => Combine::Last,
-            _ => return Err(format!("unknown combine rule `{s}` (expected min, max, sum, first or last)")),
+            _ => {
+                return Err(format!(
+                    "unknown combine rule `{s}` (expected min, max, sum, first or last)"
+                ))
+            }
         })
     }
 }
