@@ -558,7 +558,8 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
     if let Some(d) = a.damping {
         params.damping = d;
     }
-    if !(params.damping > 0.0 && params.damping < 1.0) || !(params.tol > 0.0) {
+    let valid = params.damping > 0.0 && params.damping < 1.0 && params.tol > 0.0;
+    if !valid {
         return Err(WealdError::Invalid(
             "--damping must be in (0, 1) and --tol positive".into(),
         ));
