@@ -216,6 +216,74 @@ def load_text(system: str, path: str):
     raise SystemExit(f"{system}: no text loader")
 
 
+def rmat_sample(scale: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """RMAT edges (Graph500 a=.57, b=.19, c=.19) drawn with numpy; ids < 2^scale."""
+    rng = np.random.default_rng(seed)
+    u = np.zeros(count, dtype=np.int64)
+    v = np.zeros(count, dtype=np.int64)
+    for bit in range(scale):
+        r = rng.random(count)
+        down = r >= 0.57 + 0.19  # quadrants c, d: source bit set
+        right = ((r >= 0.57) & (r < 0.76)) | (r >= 0.95)  # quadrants b, d: target bit set
+        u |= down.astype(np.int64) << bit
+        v |= right.astype(np.int64) << bit
+    perm = rng.permutation(1 << scale)
+    return perm[u], perm[v]
+
+
+def updates(system: str, op: str, size: int, path: str, repeat: int) -> dict:
+    n, u, v, w = load_npz(path)
+    scale = max(1, int(np.ceil(np.log2(max(n, 2)))))
+    g = build(system, max(n, 1 << scale), u, v, w, weighted=False)
+    times = []
+    for r in range(repeat):
+        su, sv = rmat_sample(scale, size, 1000 + r)
+        pairs = list(zip(su.tolist(), sv.tolist()))
+        ins, dele = batch_ops(system, g)
+        if op == "insert":
+            t = time.perf_counter()
+            ins(pairs)
+            times.append(time.perf_counter() - t)
+            dele(pairs)
+        else:
+            ins(pairs)
+            t = time.perf_counter()
+            dele(pairs)
+            times.append(time.perf_counter() - t)
+    return {"times": times, "check": {"size": size}, "peak_rss_mb": peak_rss_mb()}
+
+
+def batch_ops(system: str, g):
+    """(insert(pairs), delete(pairs)) for one system; deletions remove what insert added."""
+    if system == "networkit":
+        def ins(pairs):
+            for a, b in pairs:
+                g.addEdge(a, b)
+
+        def dele(pairs):
+            for a, b in pairs:
+                g.removeEdge(a, b)
+        return ins, dele
+    if system == "igraph":
+        def ins(pairs):
+            g.add_edges(pairs)
+
+        def dele(pairs):
+            g.delete_edges(range(g.ecount() - len(pairs), g.ecount()))  # the ones just added
+        return ins, dele
+    if system == "rustworkx":
+        added = []
+
+        def ins(pairs):
+            added[:] = g.add_edges_from_no_data(pairs)
+
+        def dele(pairs):
+            for e in set(added):
+                g.remove_edge_from_index(e)
+        return ins, dele
+    raise SystemExit(f"{system}: no dynamic updates")
+
+
 def peak_rss_mb() -> float:
     import resource
 
@@ -224,7 +292,7 @@ def peak_rss_mb() -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["prepare", "meta", "load", "kernel"])
+    ap.add_argument("mode", choices=["prepare", "meta", "load", "kernel", "updates"])
     ap.add_argument("args", nargs="+")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--source", type=int, default=0)
@@ -245,6 +313,10 @@ def main() -> None:
             check = load_text(system, path)
             times.append(time.perf_counter() - t)
         print(json.dumps({"times": times, "check": check, "peak_rss_mb": peak_rss_mb()}))
+        return
+    if a.mode == "updates":
+        system, op, size, path = a.args
+        print(json.dumps(updates(system, op, int(size), path, a.repeat)))
         return
     system, case, path = a.args
     n, u, v, w = load_npz(path)

@@ -52,6 +52,26 @@ def main() -> None:
             name = f"{suite}-t{t}.png"
             grouped_bars(sub, f"{suite}: median time per system, {t} thread(s)", out / name)
             print(f"{suite}\t{name}")
+    upd = [r for r in results if r["suite"] == "updates" and r.get("times")]
+    for t in sorted({r["threads"] for r in upd}):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for ax, op in zip(axes, ("insert", "delete")):
+            for s in sorted({r["system"] for r in upd}, key=lambda s: (s != "weald", s)):
+                pts = sorted((r["check"]["size"], r["check"]["size"] / r["median"]) for r in upd
+                             if r["threads"] == t and r["system"] == s and r["case"].startswith(op))
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=s)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("batch size (edges)")
+            ax.set_title(f"{op}, {t} thread(s)")
+        axes[0].set_ylabel("edges per second")
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        name = f"updates-t{t}.png"
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        print(f"updates\t{name}")
     mem = [r for r in results if r["suite"] == "load" and r["system"] == "weald" and r.get("check", {}).get("memory_bytes")]
     if mem:
         fig, ax = plt.subplots(figsize=(6, 3.5))

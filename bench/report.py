@@ -75,7 +75,13 @@ def write(out: Path, payload: dict) -> None:
             ok = [r["median"] for r in rs if r.get("times")]
             best = min(ok) if ok else None
             for r in sorted(rs, key=lambda r: (r["system"] != "weald", r["system"])):
-                if r.get("times"):
+                if r.get("times") and r.get("unit") == "eps":
+                    med = r["median"]
+                    size = r["check"].get("size", 0)
+                    cells = [f"{size / med:.3g} edges/s ({fmt_time(med)})",
+                             f"{size / max(r['times']):.3g}–{size / min(r['times']):.3g}",
+                             f"{r['peak_rss_mb']:.0f} MiB", f"{med / best:.2f}" if best else "—"]
+                elif r.get("times"):
                     med = r["median"]
                     cells = [fmt_time(med), f"{fmt_time(min(r['times']))}–{fmt_time(max(r['times']))}",
                              f"{r['peak_rss_mb']:.0f} MiB", f"{med / best:.2f}" if best else "—"]

@@ -11,7 +11,7 @@ def cases(ctx: Context) -> list[Case]:
         text = Case("load", "text edge list", g.label, guard=(), weald_run=False)
         text.systems["weald"] = lambda t, r, g=g: [ctx.weald, "--threads", str(t), "-q", "info", str(g.text), "--json"]
         for peer in ("networkit", "igraph", "rustworkx"):
-            text.systems[peer] = lambda t, r, g=g, peer=peer: [ctx.py, ctx.peers_script, "load", peer, str(g.text)]
+            text.systems[peer] = lambda t, r, g=g, peer=peer: [ctx.py, ctx.peers_script, "load", peer, str(g.text), "--repeat", str(r)]
         out.append(text)
         binary = Case("load", "weald binary", g.label, weald_run=False)
         binary.systems["weald"] = lambda t, r, g=g: [ctx.weald, "--threads", str(t), "-q", "info", str(g.binary), "--json"]

@@ -257,6 +257,21 @@ fn dist_values<D: DistValue>(d: &[D]) -> Values {
     Values::Float(d.iter().map(|x| x.to_f64()).collect())
 }
 
+/// Run `f(trial)` `trials` times, recording each trial's seconds; return the last output.
+fn repeat<T>(
+    trials: usize,
+    times: &mut Vec<f64>,
+    mut f: impl FnMut(usize) -> Result<T>,
+) -> Result<T> {
+    let mut last = None;
+    for i in 0..trials {
+        let t = Instant::now();
+        last = Some(f(i)?);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    last.ok_or_else(|| WealdError::Invalid("at least one trial is needed".into()))
+}
+
 fn run_typed<G: InGraph>(
     g: &G,
     alg: Algorithm,
@@ -265,23 +280,10 @@ fn run_typed<G: InGraph>(
 ) -> Result<Report> {
     let trials = p.trials.max(1);
     let mut times = Vec::with_capacity(trials);
-    let mut timed = |i: usize, f: &mut dyn FnMut(usize) -> Result<()>| -> Result<()> {
-        let t = Instant::now();
-        f(i)?;
-        times.push(t.elapsed().as_secs_f64());
-        Ok(())
-    };
     let (values, result, verified) = match alg {
         Algorithm::Bfs => {
             let prm = algo::bfs::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |i| {
-                    out = Some(algo::bfs::run(g, sources[i], &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |i| algo::bfs::run(g, sources[i], &prm))?;
             let ver = p
                 .verify
                 .then(|| algo::bfs::verify(g, sources[trials - 1], &out));
@@ -295,14 +297,7 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::Bc => {
             let prm = algo::bc::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |i| {
-                    out = Some(algo::bc::run(g, sources[i], &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |i| algo::bc::run(g, sources[i], &prm))?;
             let ver = p
                 .verify
                 .then(|| algo::bc::verify(g, sources[trials - 1], &out));
@@ -314,28 +309,14 @@ fn run_typed<G: InGraph>(
                 tol: p.tol,
                 max_iter: p.max_iter,
             };
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |_| {
-                    out = Some(algo::pagerank::run(g, &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |_| algo::pagerank::run(g, &prm))?;
             let ver = p.verify.then(|| algo::pagerank::verify(g, &out, &prm));
             let iters = out.iterations as f64;
             (Values::Float(out.rank), Some(iters), ver)
         }
         Algorithm::Cc => {
             let prm = algo::cc::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |_| {
-                    out = Some(algo::cc::run(g, &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |_| algo::cc::run(g, &prm))?;
             let ver = p.verify.then(|| algo::cc::verify(g, &out));
             let k = out.num_components as f64;
             (
@@ -346,14 +327,9 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::Sssp => {
             let prm = algo::sssp::delta_stepping::Params { delta: p.delta };
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |i| {
-                    out = Some(algo::sssp::delta_stepping::run(g, sources[i], &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |i| {
+                algo::sssp::delta_stepping::run(g, sources[i], &prm)
+            })?;
             let ver = p
                 .verify
                 .then(|| algo::sssp::verify(g, sources[trials - 1], &out));
@@ -362,14 +338,9 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::BellmanFord => {
             let prm = algo::sssp::bellman_ford::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |i| {
-                    out = Some(algo::sssp::bellman_ford::run(g, sources[i], &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |i| {
+                algo::sssp::bellman_ford::run(g, sources[i], &prm)
+            })?;
             let ver = p
                 .verify
                 .then(|| algo::sssp::verify(g, sources[trials - 1], &out));
@@ -378,14 +349,7 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::Tc => {
             let prm = algo::tc::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |_| {
-                    out = Some(algo::tc::run(g, &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |_| algo::tc::run(g, &prm))?;
             let ver = p.verify.then(|| algo::tc::verify(g, &out));
             let total = out.total as f64;
             (
@@ -396,14 +360,7 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::KCore => {
             let prm = algo::kcore::Params::default();
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |_| {
-                    out = Some(algo::kcore::run(g, &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |_| algo::kcore::run(g, &prm))?;
             let ver = p.verify.then(|| algo::kcore::verify(g, &out));
             let k = out.max_core as f64;
             (
@@ -414,14 +371,7 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::Mis => {
             let prm = algo::mis::Params { seed: p.seed };
-            let mut out = None;
-            for i in 0..trials {
-                timed(i, &mut |_| {
-                    out = Some(algo::mis::run(g, &prm)?);
-                    Ok(())
-                })?;
-            }
-            let out = out.unwrap();
+            let out = repeat(trials, &mut times, |_| algo::mis::run(g, &prm))?;
             let ver = p.verify.then(|| algo::mis::verify(g, &out));
             let size = out.size as f64;
             (
