@@ -41,6 +41,10 @@ pub enum WealdError {
     /// The feature exists in the design but is not available in this build.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A store that stopped accepting updates (its log could not be written, or it was
+    /// closed): the message says why. Nothing it acknowledged is lost.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
     /// An I/O error not tied to a path.
     #[error(transparent)]
     RawIo(#[from] std::io::Error),

@@ -22,8 +22,9 @@
 //!
 //! Section kinds: 1 out-offsets (`u64 × (n+1)`), 2 out-targets (`u32 × m`), 3 out-weights
 //! (`i32`/`f64 × m`), 4 in-offsets, 5 in-targets, 6 in-weights, 7 id map (`u32 × n`: the user's
-//! id of each vertex). Sections appear in the table in this order; which ones are present
-//! follows from the flags.
+//! id of each vertex), 8 metadata (opaque bytes, flag bit 5; a Weald data directory's
+//! checkpoints keep their version, commit time and vertex set there). Sections appear in the
+//! table in this order; which ones are present follows from the flags.
 //!
 //! Loading checks everything before trusting it: the magic, the version, the flags, the header
 //! checksum, that every section has exactly the length `n` and `m` imply and lies inside the
@@ -55,7 +56,8 @@ const ALIGN: u64 = 64;
 const F_DIRECTED: u32 = 1;
 const F_IN: u32 = 1 << 3;
 const F_IDS: u32 = 1 << 4;
-const F_KNOWN: u32 = 0b11111;
+const F_META: u32 = 1 << 5;
+const F_KNOWN: u32 = 0b111111;
 
 const K_OUT_OFF: u32 = 1;
 const K_OUT_TGT: u32 = 2;
@@ -64,6 +66,7 @@ const K_IN_OFF: u32 = 4;
 const K_IN_TGT: u32 = 5;
 const K_IN_W: u32 = 6;
 const K_IDS: u32 = 7;
+const K_META: u32 = 8;
 
 fn kind_name(k: u32) -> &'static str {
     match k {
@@ -74,6 +77,7 @@ fn kind_name(k: u32) -> &'static str {
         K_IN_TGT => "in-targets",
         K_IN_W => "in-weights",
         K_IDS => "id map",
+        K_META => "metadata",
         _ => "unknown",
     }
 }
@@ -98,7 +102,7 @@ macro_rules! pod {
         }
     )*};
 }
-pod!(u32, u64, i32, f64);
+pod!(u8, u32, u64, i32, f64);
 
 /// A weight type with a binary code.
 trait BinWeight: Weight {
@@ -249,6 +253,14 @@ fn u64_at(b: &[u8], i: usize) -> u64 {
 
 /// Load a binary graph file.
 pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
+    read_with_meta(path, progress).map(|(g, _)| g)
+}
+
+/// Load a binary graph file and its metadata section, if it has one.
+pub fn read_with_meta(
+    path: &Path,
+    progress: Option<Progress>,
+) -> Result<(AnyCsr, Option<Vec<u8>>)> {
     let f = File::open(path).map_err(|e| WealdError::io(path, e))?;
     let file_len = f.metadata().map_err(|e| WealdError::io(path, e))?.len();
     if file_len < 8 {
@@ -326,6 +338,7 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
     let wcode = (flags >> 1) & 3;
     let has_in = flags & F_IN != 0;
     let has_ids = flags & F_IDS != 0;
+    let has_meta = flags & F_META != 0;
     if wcode == 3 {
         return Err(fmt_err(path, "unknown weight type code 3"));
     }
@@ -356,6 +369,14 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
     }
     if has_ids {
         want.push((K_IDS, 4, n.checked_mul(4)));
+    }
+    if has_meta {
+        // Its length is free; it must lie inside the file (checked below).
+        let e = (want.len() < k as usize).then(|| {
+            let i = want.len() * ENTRY;
+            u64_at(&table[i..i + ENTRY], 16)
+        });
+        want.push((K_META, 1, e.filter(|&l| l <= file_len)));
     }
     if want.len() != k as usize {
         return Err(fmt_err(
@@ -447,6 +468,10 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
             None => None,
         },
     };
+    let meta = match get(K_META) {
+        Some(e) => Some(read_section::<u8>(&f, path, e)?),
+        None => None,
+    };
     let g = match wcode {
         0 => AnyCsr::Unweighted(parts.build::<()>()?),
         1 => AnyCsr::Int(parts.build::<i32>()?),
@@ -455,7 +480,7 @@ pub fn read(path: &Path, progress: Option<Progress>) -> Result<AnyCsr> {
     if let Some(p) = progress {
         p(file_len, file_len);
     }
-    Ok(g)
+    Ok((g, meta))
 }
 
 struct Parts<'a, G: Fn(u32) -> Option<&'a Entry>> {
@@ -498,14 +523,20 @@ impl<'a, G: Fn(u32) -> Option<&'a Entry>> Parts<'a, G> {
 
 /// Write `graph` in the binary format.
 pub fn write(graph: &AnyCsr, path: &Path) -> Result<()> {
+    write_with_meta(graph, path, None, false)
+}
+
+/// Write `graph` in the binary format with an optional metadata section; with `sync` the file
+/// is flushed to stable storage (`fsync`) before returning.
+pub fn write_with_meta(graph: &AnyCsr, path: &Path, meta: Option<&[u8]>, sync: bool) -> Result<()> {
     match graph {
-        AnyCsr::Unweighted(g) => write_csr(g, path),
-        AnyCsr::Int(g) => write_csr(g, path),
-        AnyCsr::Float(g) => write_csr(g, path),
+        AnyCsr::Unweighted(g) => write_csr(g, path, meta, sync),
+        AnyCsr::Int(g) => write_csr(g, path, meta, sync),
+        AnyCsr::Float(g) => write_csr(g, path, meta, sync),
     }
 }
 
-fn write_csr<W: BinWeight>(g: &Csr<W>, path: &Path) -> Result<()> {
+fn write_csr<W: BinWeight>(g: &Csr<W>, path: &Path, meta: Option<&[u8]>, sync: bool) -> Result<()> {
     let n = g.num_vertices() as u64;
     let out = g.out_adjacency();
     let m = out.targets.len() as u64;
@@ -538,6 +569,10 @@ fn write_csr<W: BinWeight>(g: &Csr<W>, path: &Path) -> Result<()> {
     }
     if let Some(ids) = ids {
         secs.push((K_IDS, 4, le_bytes(ids)));
+    }
+    if let Some(meta) = meta {
+        flags |= F_META;
+        secs.push((K_META, 1, std::borrow::Cow::Borrowed(meta)));
     }
     let crcs: Vec<u32> = secs.iter().map(|s| crc_parallel(&s.2)).collect();
     let align = |x: u64| x.div_ceil(ALIGN) * ALIGN;
@@ -579,6 +614,9 @@ fn write_csr<W: BinWeight>(g: &Csr<W>, path: &Path) -> Result<()> {
         at = o + s.2.len() as u64;
     }
     w.flush().map_err(io)?;
+    if sync {
+        w.get_ref().sync_all().map_err(io)?;
+    }
     Ok(())
 }
 

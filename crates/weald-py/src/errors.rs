@@ -100,6 +100,7 @@ pub fn to_pyerr(py: Python<'_>, e: WealdError) -> PyErr {
         WealdError::Invalid(_) | WealdError::WeightMismatch(_) | WealdError::Unsupported(_) => {
             PyValueError::new_err(msg)
         }
+        WealdError::Unavailable(_) => PyRuntimeError::new_err(msg),
     }
 }
 

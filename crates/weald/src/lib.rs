@@ -11,6 +11,7 @@
 pub mod any;
 pub mod experiments;
 pub mod runner;
+pub mod stream;
 
 pub use any::{AnyFlat, AnyGraph, Backend};
 pub use weald_algo as algo;

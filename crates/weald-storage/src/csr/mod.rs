@@ -83,6 +83,36 @@ impl<W: Weight> Adjacency<W> {
     }
 }
 
+/// Calls its second argument once per neighbour of its first.
+type NeighbourFn<'a, W> = dyn Fn(Vertex, &mut dyn FnMut(Vertex, W)) + Sync + 'a;
+
+fn sort_lists<W: Weight>(adj: &mut Adjacency<W>, n: usize) {
+    for v in 0..n {
+        let r = adj.offsets[v] as usize..adj.offsets[v + 1] as usize;
+        let mut pairs: Vec<(Vertex, W)> = adj.targets[r.clone()]
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| {
+                (
+                    u,
+                    if W::WEIGHTED {
+                        adj.weights[r.start + i]
+                    } else {
+                        W::default()
+                    },
+                )
+            })
+            .collect();
+        pairs.sort_by_key(|p| p.0);
+        for (i, (u, w)) in pairs.into_iter().enumerate() {
+            adj.targets[r.start + i] = u;
+            if W::WEIGHTED {
+                adj.weights[r.start + i] = w;
+            }
+        }
+    }
+}
+
 /// A static graph in compressed-sparse-row form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Csr<W: Weight = ()> {
@@ -121,6 +151,82 @@ impl<W: Weight> Csr<W> {
             }
         }
         Ok(Self::from_parts_unchecked(n, directed, out, inn, orig_ids))
+    }
+
+    /// Copy any graph into CSR form (in parallel): the same `n`, the same sorted neighbour lists
+    /// and, for a directed graph whose in-arcs are stored (`has_in_edges`), the in-arcs too.
+    /// Used to write a version of a dynamic store to a file.
+    pub fn from_graph<G: InGraph<W = W>>(g: &G) -> Self {
+        fn side<W: Weight>(n: usize, each: &NeighbourFn<'_, W>) -> Adjacency<W> {
+            let degrees: Vec<u64> = (0..n as Vertex)
+                .into_par_iter()
+                .map(|v| {
+                    let mut d = 0u64;
+                    each(v, &mut |_, _| d += 1);
+                    d
+                })
+                .collect();
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0u64);
+            let mut acc = 0;
+            for d in degrees {
+                acc += d;
+                offsets.push(acc);
+            }
+            let m = acc as usize;
+            let mut targets = vec![0 as Vertex; m];
+            let mut weights = vec![W::default(); if W::WEIGHTED { m } else { 0 }];
+            let tp = weald_graph::parallel::SendPtr(targets.as_mut_ptr());
+            let wp = weald_graph::parallel::SendPtr(weights.as_mut_ptr());
+            (0..n as Vertex).into_par_iter().for_each(|v| {
+                let (tp, wp) = (&tp, &wp);
+                let mut at = offsets[v as usize] as usize;
+                let end = offsets[v as usize + 1] as usize;
+                each(v, &mut |u, w| {
+                    assert!(at < end, "neighbour count changed between passes");
+                    // SAFETY: [offsets[v], offsets[v+1]) is written by this task only, and
+                    // the assertion keeps every write inside it.
+                    unsafe {
+                        *tp.0.add(at) = u;
+                        if W::WEIGHTED {
+                            *wp.0.add(at) = w;
+                        }
+                    }
+                    at += 1;
+                });
+            });
+            let mut adj = Adjacency {
+                offsets,
+                targets,
+                weights,
+            };
+            // Backends hand out sorted lists; sort anyway if one does not.
+            let unsorted = (0..n).into_par_iter().any(|v| {
+                adj.targets[adj.offsets[v] as usize..adj.offsets[v + 1] as usize]
+                    .windows(2)
+                    .any(|p| p[0] > p[1])
+            });
+            if unsorted {
+                sort_lists(&mut adj, n);
+            }
+            adj
+        }
+        let n = g.num_vertices();
+        let out = side(n, &|v, f| {
+            g.for_each_out(v, |u, w| {
+                f(u, w);
+                true
+            });
+        });
+        let inn = (g.is_directed() && g.has_in_edges()).then(|| {
+            side(n, &|v, f| {
+                g.for_each_in(v, |u, w| {
+                    f(u, w);
+                    true
+                });
+            })
+        });
+        Self::from_parts_unchecked(n, g.is_directed(), out, inn, None)
     }
 
     pub(crate) fn from_parts_unchecked(

@@ -36,6 +36,14 @@ impl<W: Weight> Clone for Snapshot<W> {
 }
 
 impl<W: Weight> Snapshot<W> {
+    /// A snapshot of `graph` labelled `number` that belongs to no [`VersionedGraph`] (an old
+    /// version read back from disk).
+    pub fn detached(graph: CTreeGraph<W>, number: u64) -> Self {
+        Snapshot {
+            inner: Arc::new(Version { number, graph }),
+        }
+    }
+
     /// The version number (0 for the initial graph, +1 per `set`).
     pub fn version(&self) -> u64 {
         self.inner.number
@@ -74,13 +82,18 @@ pub struct VersionedGraph<W: Weight = ()> {
 impl<W: Weight> VersionedGraph<W> {
     /// Start at version 0 holding `graph`.
     pub fn new(graph: CTreeGraph<W>) -> Self {
-        let v = Arc::new(Version { number: 0, graph });
+        Self::starting_at(graph, 0)
+    }
+
+    /// Start at version `number` holding `graph` (a store recovered from a checkpoint).
+    pub fn starting_at(graph: CTreeGraph<W>, number: u64) -> Self {
+        let v = Arc::new(Version { number, graph });
         VersionedGraph {
             current: AtomicPtr::new(Arc::into_raw(v) as *mut Version<W>),
             active: AtomicUsize::new(0),
             writer: Mutex::new(WriterState {
                 retired: Vec::new(),
-                number: 0,
+                number,
             }),
         }
     }

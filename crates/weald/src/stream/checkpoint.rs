@@ -1,0 +1,158 @@
+//! Checkpoints: one version of the graph in Weald's binary format (`.wgb`, readable by every
+//! `weald` command), with a metadata section holding what the CSR cannot: the version number,
+//! its commit time and tag, the chunk parameter, and the vertices that are absent although
+//! their id is below `n`.
+//!
+//! Installed atomically: written to `checkpoints/<version>.wgb.tmp`, `fsync`ed, renamed to
+//! `checkpoints/<version, 20 digits>.wgb`, and the directory `fsync`ed. A leftover `.tmp` file
+//! (a crash during the write) is ignored and removed at the next open.
+
+use super::wal::sync_dir;
+use std::fs;
+use std::path::{Path, PathBuf};
+use weald_graph::codec::{get_varint, put_varint};
+use weald_graph::{Result, Vertex, WealdError, Weight};
+use weald_io::binary;
+use weald_storage::csr::{AnyCsr, Csr};
+use weald_storage::ctree::CTreeGraph;
+
+const META_MAGIC: [u8; 8] = *b"WEALDCKP";
+const META_VERSION: u32 = 1;
+
+/// What a checkpoint records about its version.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointMeta {
+    pub version: u64,
+    pub time_ns: u64,
+    pub tag: u64,
+}
+
+/// The checkpoint file name of `version`.
+pub(crate) fn file_name(version: u64) -> String {
+    format!("{version:020}.wgb")
+}
+
+/// The checkpoints in `dir`, sorted by version; `.tmp` leftovers are removed.
+pub(crate) fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).map_err(|e| WealdError::io(dir, e))? {
+        let e = e.map_err(|e| WealdError::io(dir, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tmp") {
+            fs::remove_file(e.path()).map_err(|x| WealdError::io(e.path(), x))?;
+        } else if let Some(num) = name.strip_suffix(".wgb") {
+            if let (20, Ok(v)) = (num.len(), num.parse::<u64>()) {
+                out.push((v, e.path()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Write `graph` as the checkpoint of `meta.version` and install it atomically.
+pub(crate) fn write<W: Weight>(
+    dir: &Path,
+    graph: &CTreeGraph<W>,
+    meta: CheckpointMeta,
+) -> Result<PathBuf>
+where
+    AnyCsr: From<Csr<W>>,
+{
+    let csr = AnyCsr::from(Csr::from_graph(graph));
+    let mut m = Vec::new();
+    m.extend_from_slice(&META_MAGIC);
+    m.extend_from_slice(&META_VERSION.to_le_bytes());
+    m.extend_from_slice(&meta.version.to_le_bytes());
+    m.extend_from_slice(&meta.time_ns.to_le_bytes());
+    m.extend_from_slice(&meta.tag.to_le_bytes());
+    m.extend_from_slice(&graph.options().b.to_le_bytes());
+    // The absent ids below n, difference-coded.
+    let present = graph.vertices();
+    let mut absent = Vec::new();
+    let mut next = 0 as Vertex;
+    for &v in &present {
+        absent.extend(next..v);
+        next = v + 1;
+    }
+    put_varint(&mut m, absent.len() as u64);
+    let mut prev = 0u64;
+    for &a in &absent {
+        put_varint(&mut m, a as u64 - prev);
+        prev = a as u64;
+    }
+    let path = dir.join(file_name(meta.version));
+    let tmp = dir.join(format!("{}.tmp", file_name(meta.version)));
+    binary::write_with_meta(&csr, &tmp, Some(&m), true)?;
+    fs::rename(&tmp, &path).map_err(|e| WealdError::io(&path, e))?;
+    sync_dir(dir)?;
+    Ok(path)
+}
+
+/// A checkpoint read back: the graph (of the weight type of the file) and its metadata.
+pub(crate) struct Loaded {
+    pub graph: AnyCsr,
+    pub meta: CheckpointMeta,
+    pub b: u32,
+    pub absent: Vec<Vertex>,
+}
+
+/// Read a checkpoint file, checking everything.
+pub(crate) fn read(path: &Path) -> Result<Loaded> {
+    let (graph, meta) = binary::read_with_meta(path, None)?;
+    let ferr = |message: &str| WealdError::Format {
+        path: path.to_path_buf(),
+        message: format!("not a valid checkpoint: {message}"),
+    };
+    let m = meta.ok_or_else(|| ferr("it has no checkpoint metadata section"))?;
+    if m.len() < 40 || m[..8] != META_MAGIC {
+        return Err(ferr("bad metadata magic"));
+    }
+    let u64_at = |i: usize| u64::from_le_bytes(m[i..i + 8].try_into().unwrap());
+    let mv = u32::from_le_bytes(m[8..12].try_into().unwrap());
+    if mv > META_VERSION {
+        return Err(ferr(&format!(
+            "checkpoint metadata version {mv} is newer than this build reads; upgrade Weald"
+        )));
+    }
+    let meta = CheckpointMeta {
+        version: u64_at(12),
+        time_ns: u64_at(20),
+        tag: u64_at(28),
+    };
+    let b = u32::from_le_bytes(m[36..40].try_into().unwrap());
+    let mut pos = 40;
+    let bad = || ferr("the absent-vertex list does not decode");
+    let count = get_varint(&m, &mut pos).ok_or_else(bad)?;
+    if count > (m.len() - pos) as u64 {
+        return Err(bad());
+    }
+    let mut absent = Vec::with_capacity(count as usize);
+    let mut prev = 0u64;
+    for _ in 0..count {
+        prev += get_varint(&m, &mut pos).ok_or_else(bad)?;
+        if prev >= graph.num_vertices() as u64 {
+            return Err(bad());
+        }
+        absent.push(prev as Vertex);
+    }
+    if b == 0 {
+        return Err(ferr("chunk parameter b = 0"));
+    }
+    Ok(Loaded {
+        graph,
+        meta,
+        b,
+        absent,
+    })
+}
+
+/// Turn a loaded checkpoint into the C-tree graph it was written from.
+pub(crate) fn to_ctree<W: Weight>(csr: &Csr<W>, b: u32, absent: &[Vertex]) -> CTreeGraph<W> {
+    let g = CTreeGraph::from_csr(csr, b);
+    if absent.is_empty() {
+        g
+    } else {
+        g.delete_vertices(absent).0
+    }
+}

@@ -1,0 +1,86 @@
+//! Historical versions: which versions are kept, and their listing.
+//!
+//! C-tree versions share all unchanged structure, so keeping a version costs only the nodes
+//! later versions replaced. A version is kept in memory while the [`Retention`] rule says so;
+//! a version *pinned* by name is also written as a checkpoint, so it survives restarts (it is
+//! read back from disk when asked for). Dropping a version from the history frees its memory
+//! once no reader holds a snapshot of it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+use weald_graph::Weight;
+use weald_storage::ctree::Snapshot;
+
+/// Which versions to keep for historical queries (a version is kept if any clause keeps it;
+/// the newest version is always kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retention {
+    /// Keep the newest `last` versions.
+    pub last: usize,
+    /// Keep every version committed less than this long ago.
+    pub newer_than: Option<Duration>,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            last: 16,
+            newer_than: None,
+        }
+    }
+}
+
+/// One retained version, as listed by [`super::Store::versions`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionInfo {
+    pub version: u64,
+    /// Commit time, nanoseconds since the Unix epoch.
+    pub time_ns: u64,
+    /// The tag of the batch (the producer's position in its input; 0 if none).
+    pub tag: u64,
+    /// Stored arcs (each undirected edge counts twice) and edges.
+    pub arcs: u64,
+    pub edges: u64,
+    /// Names pinning this version.
+    pub pins: Vec<String>,
+    /// Held in memory (otherwise read from its checkpoint when asked for).
+    pub in_memory: bool,
+    /// A checkpoint of this version is on disk.
+    pub on_disk: bool,
+}
+
+pub(crate) struct Kept<W: Weight> {
+    pub snap: Snapshot<W>,
+    pub time_ns: u64,
+    pub tag: u64,
+}
+
+/// The in-memory part of the history.
+pub(crate) struct History<W: Weight> {
+    pub kept: BTreeMap<u64, Kept<W>>,
+    pub rule: Retention,
+}
+
+impl<W: Weight> History<W> {
+    pub(crate) fn new(rule: Retention) -> Self {
+        History {
+            kept: BTreeMap::new(),
+            rule,
+        }
+    }
+
+    /// Record a new version and drop what the rule no longer keeps (`pinned`: versions that
+    /// stay regardless).
+    pub(crate) fn push(&mut self, k: Kept<W>, now_ns: u64, pinned: &dyn Fn(u64) -> bool) {
+        self.kept.insert(k.snap.version(), k);
+        let newest = *self.kept.keys().next_back().unwrap();
+        let last = self.rule.last.max(1) as u64;
+        let horizon = self
+            .rule
+            .newer_than
+            .map(|d| now_ns.saturating_sub(d.as_nanos() as u64));
+        self.kept.retain(|&v, k| {
+            v + last > newest || horizon.is_some_and(|h| k.time_ns >= h) || pinned(v)
+        });
+    }
+}

@@ -1,0 +1,60 @@
+//! # Streaming: concurrent ingest and queries, a write-ahead log, checkpoints, recovery and
+//! historical versions
+//!
+//! A [`Store`] is a versioned C-tree graph kept in a *data directory*:
+//!
+//! ```text
+//! DIR/WEALD                 manifest: format version, weight type, direction, b, combine rule
+//! DIR/LOCK                  held (flock) by the process that has the store open
+//! DIR/wal/<v>.wal           log segments; <v> = first version the segment may hold
+//! DIR/checkpoints/<v>.wgb   checkpoints (Weald binary graphs with a metadata section)
+//! DIR/pins                  `name version` lines (versions kept by name)
+//! ```
+//!
+//! **Ingest.** [`Producer`]s (clonable, usable from any thread) send [`Update`]s. One writer
+//! thread groups them into batches — sealed at `batch_size` updates, or `max_wait` after the
+//! first, or (the default, `max_wait = 0`) as soon as nothing more is waiting — appends each
+//! batch to the log as one checksummed record (group commit), applies it to the versioned
+//! graph as the next version, and only then acknowledges it ([`Ticket::wait`] returns the
+//! version). Readers [`Store::acquire`] the newest version wait-free. A batch — and so every
+//! message, which is never split — is applied atomically, and its effect equals applying its
+//! updates one by one in arrival order (runs of updates whose order does not matter go through
+//! one parallel C-tree batch each; a `+ e` after a `- e` starts a new run).
+//!
+//! **Durability** ([`Fsync`]): `always` — acknowledged means on stable storage; `interval`
+//! (default, 10 ms) — acknowledged means written to the OS, flushed within the interval;
+//! `never` — written to the OS, flushed when the OS decides (and at clean close). Every policy
+//! survives the process being killed; only `always` survives power loss with nothing lost.
+//!
+//! **Checkpoints** run in a background thread on a snapshot (ingest continues), after
+//! `checkpoint_every` updates or on [`Store::checkpoint`]; each is installed atomically
+//! (temporary file, `fsync`, rename, directory `fsync`). The two newest checkpoints are kept
+//! (so a damaged newest one loses nothing) plus pinned ones, and log segments wholly older than
+//! the older kept checkpoint are removed.
+//!
+//! **Recovery** ([`Store::open`]): the newest checkpoint that reads back, then every log record
+//! after it, in order, each checked by its CRC. A torn tail (an incomplete or failing last
+//! record with nothing valid after it) is cut off and reported in the [`RecoveryReport`];
+//! damage with valid records after it is an error unless `salvage` is set, which keeps the
+//! valid prefix and renames the rest to `*.wal.damaged`.
+//!
+//! **History**: versions are kept in memory by a [`Retention`] rule (the last K, or those
+//! newer than T) and on disk when pinned by name; [`Store::snapshot_at`],
+//! [`Store::snapshot_at_time`] and [`Store::versions`] query them.
+
+mod any;
+pub mod checkpoint;
+mod history;
+mod store;
+mod update;
+mod wal;
+
+pub use any::AnyStore;
+pub use checkpoint::CheckpointMeta;
+pub use history::{Retention, VersionInfo};
+pub use store::{
+    Callback, Commit, Dropped, Event, Layout, Manifest, Producer, RecoveryReport, Store,
+    StoreOptions, StreamStats, Ticket, DATA_FORMAT,
+};
+pub use update::Update;
+pub use wal::Fsync;

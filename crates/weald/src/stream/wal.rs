@@ -1,0 +1,517 @@
+//! The write-ahead log: segment files of length-prefixed, checksummed batch records.
+//!
+//! ```text
+//! segment file  wal/<first version, 20 digits>.wal
+//!   0   8  magic "WEALDWAL"
+//!   8   4  log format version (u32) = 1
+//!  12   4  reserved (zero)
+//!  16   8  first version the segment may hold (u64)
+//!  24   4  CRC-32 of bytes 0..24
+//!  28   4  reserved (zero)
+//! record (one per batch = one version), back to back after the header
+//!   0   4  payload length L (u32)
+//!   4   4  CRC-32 of the length field and the payload
+//!   8   L  payload: version u64 | commit time (ns since the Unix epoch) u64 | tag u64 |
+//!          update count u32 | updates (see `update.rs`)
+//! ```
+//!
+//! All integers are little-endian. A record is written with one `write` call after the whole
+//! batch is encoded (group commit); what follows depends on the [`Fsync`] policy.
+
+use super::update::Update;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use weald_graph::{Result, WealdError, Weight};
+
+pub(crate) const MAGIC: [u8; 8] = *b"WEALDWAL";
+pub(crate) const VERSION: u32 = 1;
+const HEADER: usize = 32;
+const REC_HEAD: usize = 8;
+const PAYLOAD_FIXED: usize = 28;
+/// Records larger than this are rejected as corrupt when reading (a batch of 2^28 bytes holds
+/// tens of millions of updates).
+const MAX_RECORD: u32 = 1 << 30;
+
+/// When the log is flushed to stable storage.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fsync {
+    /// `fsync` after every batch, before it is acknowledged: an acknowledged update survives a
+    /// process crash, an OS crash and a power failure.
+    Always,
+    /// `fsync` at most this long after a batch is written (checked after each batch and while
+    /// idle). A batch is acknowledged once it is written to the OS: it survives a process crash;
+    /// an OS crash or power failure can lose the batches of the last interval.
+    Interval(Duration),
+    /// Never `fsync` the log (the OS writes it back in its own time; clean shutdown does sync).
+    /// Survives a process crash; an OS crash or power failure can lose everything the OS had
+    /// not yet written back.
+    Never,
+}
+
+impl Default for Fsync {
+    fn default() -> Self {
+        Fsync::Interval(Duration::from_millis(10))
+    }
+}
+
+impl std::str::FromStr for Fsync {
+    type Err = WealdError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "always" => Ok(Fsync::Always),
+            "interval" => Ok(Fsync::default()),
+            "never" => Ok(Fsync::Never),
+            _ => Err(WealdError::Invalid(format!(
+                "unknown fsync policy `{s}` (expected always, interval or never)"
+            ))),
+        }
+    }
+}
+
+/// One decoded record.
+#[derive(Clone, Debug)]
+pub(crate) struct Record<W: Weight> {
+    pub version: u64,
+    pub time_ns: u64,
+    pub tag: u64,
+    pub updates: Vec<Update<W>>,
+}
+
+/// Encode a record (header + payload) for `updates`.
+pub(crate) fn encode_record<W: Weight>(
+    version: u64,
+    time_ns: u64,
+    tag: u64,
+    updates: &[Update<W>],
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    out.extend_from_slice(&[0u8; REC_HEAD]);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&time_ns.to_le_bytes());
+    out.extend_from_slice(&tag.to_le_bytes());
+    out.extend_from_slice(&(updates.len() as u32).to_le_bytes());
+    for u in updates {
+        u.encode(out);
+    }
+    let len = (out.len() - REC_HEAD) as u32;
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    let mut h = crc32fast::Hasher::new();
+    h.update(&out[..4]);
+    h.update(&out[REC_HEAD..]);
+    let crc = h.finalize();
+    out[4..8].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn segment_name(first: u64) -> String {
+    format!("{first:020}.wal")
+}
+
+fn segment_header(first: u64) -> [u8; HEADER] {
+    let mut h = [0u8; HEADER];
+    h[..8].copy_from_slice(&MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[16..24].copy_from_slice(&first.to_le_bytes());
+    let crc = crc32fast::hash(&h[..24]);
+    h[24..28].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// Make a directory entry durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| WealdError::io(dir, e))
+}
+
+/// The segments of a log directory, sorted by first version.
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).map_err(|e| WealdError::io(dir, e))? {
+        let e = e.map_err(|e| WealdError::io(dir, e))?;
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if let Some(num) = name.strip_suffix(".wal") {
+            match num.parse::<u64>() {
+                Ok(first) if num.len() == 20 => out.push((first, e.path())),
+                _ => {
+                    return Err(WealdError::Format {
+                        path: e.path(),
+                        message: "a log segment's name must be 20 digits followed by .wal".into(),
+                    })
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Options of the log writer.
+#[derive(Clone, Debug)]
+pub(crate) struct WalOptions {
+    pub fsync: Fsync,
+    pub segment_bytes: u64,
+    /// Simulate a full disk: fail every write once this many record bytes were written.
+    pub fail_after_bytes: Option<u64>,
+}
+
+/// The appending end of the log (owned by the writer thread).
+pub(crate) struct Wal {
+    dir: PathBuf,
+    opts: WalOptions,
+    file: File,
+    path: PathBuf,
+    len: u64,
+    records_in_segment: u64,
+    /// (first version, path) of every segment, the active one last.
+    segments: Vec<(u64, PathBuf)>,
+    unsynced: Option<Instant>,
+    written: u64,
+    /// Called after a rotation with the new segment's first version.
+    pub on_rotate: Option<Box<dyn FnMut(u64) + Send>>,
+}
+
+impl Wal {
+    /// Continue the log in `dir` whose valid content ends at `end` (the active segment and
+    /// its valid length), or start a new segment at `next_version` if there is none.
+    pub(crate) fn open(
+        dir: &Path,
+        opts: WalOptions,
+        segments: Vec<(u64, PathBuf)>,
+        valid_len_of_last: Option<u64>,
+        next_version: u64,
+    ) -> Result<Wal> {
+        let mut w = match (segments.last(), valid_len_of_last) {
+            (Some((_, p)), Some(len)) => {
+                let file = OpenOptions::new()
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| WealdError::io(p, e))?;
+                Wal {
+                    dir: dir.to_path_buf(),
+                    opts,
+                    file,
+                    path: p.clone(),
+                    len,
+                    records_in_segment: 1,
+                    segments,
+                    unsynced: None,
+                    written: 0,
+                    on_rotate: None,
+                }
+            }
+            _ => {
+                let (file, path) = create_segment(dir, next_version)?;
+                let mut segments = segments;
+                segments.push((next_version, path.clone()));
+                Wal {
+                    dir: dir.to_path_buf(),
+                    opts,
+                    file,
+                    path,
+                    len: HEADER as u64,
+                    records_in_segment: 0,
+                    segments,
+                    unsynced: None,
+                    written: 0,
+                    on_rotate: None,
+                }
+            }
+        };
+        w.unsynced = None;
+        Ok(w)
+    }
+
+    /// Append one encoded record holding `version`. Rotates first if the active segment is
+    /// full. With `Fsync::Always` the record is on stable storage when this returns.
+    pub(crate) fn append(&mut self, rec: &[u8], version: u64) -> Result<()> {
+        if self.len >= self.opts.segment_bytes && self.records_in_segment > 0 {
+            self.rotate(version)?;
+        }
+        if let Some(limit) = self.opts.fail_after_bytes {
+            if self.written + rec.len() as u64 > limit {
+                // A full disk: part of the record reaches the file, then the write fails.
+                let part = limit.saturating_sub(self.written) as usize;
+                let _ = self.file.write_all(&rec[..part.min(rec.len())]);
+                self.written += part as u64;
+                self.len += part as u64;
+                return Err(WealdError::io(
+                    &self.path,
+                    std::io::Error::new(
+                        std::io::ErrorKind::StorageFull,
+                        "no space left on device (simulated)",
+                    ),
+                ));
+            }
+        }
+        self.file
+            .write_all(rec)
+            .map_err(|e| WealdError::io(&self.path, e))?;
+        self.written += rec.len() as u64;
+        self.len += rec.len() as u64;
+        self.records_in_segment += 1;
+        match self.opts.fsync {
+            Fsync::Always => self.sync()?,
+            Fsync::Interval(d) => {
+                let since = *self.unsynced.get_or_insert_with(Instant::now);
+                if since.elapsed() >= d {
+                    self.sync()?;
+                }
+            }
+            Fsync::Never => {}
+        }
+        Ok(())
+    }
+
+    /// When the next interval `fsync` is due (for the writer's idle wait).
+    pub(crate) fn sync_due(&self) -> Option<Instant> {
+        match (self.opts.fsync, self.unsynced) {
+            (Fsync::Interval(d), Some(t)) => Some(t + d),
+            _ => None,
+        }
+    }
+
+    /// Flush written records to stable storage.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| WealdError::io(&self.path, e))?;
+        self.unsynced = None;
+        Ok(())
+    }
+
+    fn rotate(&mut self, first: u64) -> Result<()> {
+        // The old segment is complete: make it durable before starting the next.
+        if self.opts.fsync != Fsync::Never {
+            self.sync()?;
+        }
+        let (file, path) = create_segment(&self.dir, first)?;
+        self.file = file;
+        self.path = path.clone();
+        self.len = HEADER as u64;
+        self.records_in_segment = 0;
+        self.segments.push((first, path));
+        if let Some(f) = &mut self.on_rotate {
+            f(first);
+        }
+        Ok(())
+    }
+
+    /// Remove the segments whose every record is at or below `version` (never the active one).
+    /// Returns how many were removed.
+    pub(crate) fn remove_through(&mut self, version: u64) -> Result<usize> {
+        let mut removed = 0;
+        while self.segments.len() > 1 && self.segments[1].0 <= version + 1 {
+            let (_, p) = self.segments.remove(0);
+            fs::remove_file(&p).map_err(|e| WealdError::io(&p, e))?;
+            removed += 1;
+        }
+        if removed > 0 {
+            sync_dir(&self.dir)?;
+        }
+        Ok(removed)
+    }
+
+    pub(crate) fn num_segments(&self) -> usize {
+        self.segments.len()
+    }
+}
+
+fn create_segment(dir: &Path, first: u64) -> Result<(File, PathBuf)> {
+    let path = dir.join(segment_name(first));
+    let mut f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| WealdError::io(&path, e))?;
+    f.write_all(&segment_header(first))
+        .and_then(|_| f.sync_all())
+        .map_err(|e| WealdError::io(&path, e))?;
+    sync_dir(dir)?;
+    Ok((f, path))
+}
+
+/// What reading a segment found.
+pub(crate) struct SegmentScan<W: Weight> {
+    pub records: Vec<Record<W>>,
+    /// Bytes of valid content (header + whole valid records).
+    pub valid_len: u64,
+    pub file_len: u64,
+    /// Why reading stopped before the end of the file, if it did.
+    pub damage: Option<Damage>,
+}
+
+/// A record that could not be read.
+#[derive(Clone, Debug)]
+pub struct Damage {
+    /// Byte offset of the first bad record in its segment.
+    pub offset: u64,
+    pub reason: String,
+    /// Whether a valid record follows the damaged one (corruption inside the log rather than
+    /// a torn tail).
+    pub valid_record_follows: bool,
+}
+
+fn check_record(b: &[u8], at: usize) -> std::result::Result<usize, String> {
+    if b.len() - at < REC_HEAD {
+        return Err(format!(
+            "torn record: {} byte(s) where a record header needs {REC_HEAD}",
+            b.len() - at
+        ));
+    }
+    let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let crc = u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap());
+    if len > MAX_RECORD || (len as usize) < PAYLOAD_FIXED {
+        return Err(format!("implausible record length {len}"));
+    }
+    let end = at + REC_HEAD + len as usize;
+    if end > b.len() {
+        return Err(format!(
+            "torn record: it declares {len} payload bytes but only {} remain",
+            b.len() - at - REC_HEAD
+        ));
+    }
+    let mut h = crc32fast::Hasher::new();
+    h.update(&b[at..at + 4]);
+    h.update(&b[at + REC_HEAD..end]);
+    let got = h.finalize();
+    if got != crc {
+        return Err(format!(
+            "checksum mismatch: stored {crc:08x}, computed {got:08x}"
+        ));
+    }
+    Ok(end)
+}
+
+fn decode_payload<W: Weight>(p: &[u8]) -> Option<Record<W>> {
+    let u64_at = |i: usize| u64::from_le_bytes(p[i..i + 8].try_into().unwrap());
+    let (version, time_ns, tag) = (u64_at(0), u64_at(8), u64_at(16));
+    let count = u32::from_le_bytes(p[24..28].try_into().unwrap()) as usize;
+    let mut pos = PAYLOAD_FIXED;
+    // Every update takes at least two bytes: do not trust a count the bytes cannot hold.
+    if count > (p.len() - pos) / 2 {
+        return None;
+    }
+    let mut updates = Vec::with_capacity(count);
+    for _ in 0..count {
+        updates.push(Update::decode(p, &mut pos)?);
+    }
+    (pos == p.len()).then_some(Record {
+        version,
+        time_ns,
+        tag,
+        updates,
+    })
+}
+
+/// Read one segment, stopping at the first record that is torn, fails its checksum or does not
+/// decode. A bad segment header is an error.
+pub(crate) fn read_segment<W: Weight>(path: &Path, first: u64) -> Result<SegmentScan<W>> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| WealdError::io(path, e))?;
+    let ferr = |message: String| WealdError::Format {
+        path: path.to_path_buf(),
+        message,
+    };
+    if bytes.len() < 8 || bytes[..8] != MAGIC {
+        if bytes.len() < HEADER && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
+            // A segment whose header write was cut short: it holds nothing.
+            return Ok(SegmentScan {
+                records: Vec::new(),
+                valid_len: 0,
+                file_len: bytes.len() as u64,
+                damage: Some(Damage {
+                    offset: 0,
+                    reason: "torn segment header".into(),
+                    valid_record_follows: false,
+                }),
+            });
+        }
+        return Err(ferr("not a Weald log segment (bad magic bytes)".into()));
+    }
+    if bytes.len() < HEADER {
+        return Ok(SegmentScan {
+            records: Vec::new(),
+            valid_len: 0,
+            file_len: bytes.len() as u64,
+            damage: Some(Damage {
+                offset: 0,
+                reason: "torn segment header".into(),
+                valid_record_follows: false,
+            }),
+        });
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    if version > VERSION {
+        return Err(ferr(format!(
+            "log format version {version} is newer than this build of Weald reads (up to {VERSION}); upgrade Weald"
+        )));
+    }
+    let crc = u32::from_le_bytes(bytes[24..28].try_into().unwrap());
+    if crc != crc32fast::hash(&bytes[..24]) || version == 0 {
+        return Err(ferr(
+            "segment header checksum mismatch: the log is corrupt".into(),
+        ));
+    }
+    let hfirst = u64::from_le_bytes(bytes[16..24].try_into().unwrap());
+    if hfirst != first {
+        return Err(ferr(format!(
+            "segment header says it starts at version {hfirst} but its name says {first}"
+        )));
+    }
+    let mut at = HEADER;
+    let mut records = Vec::new();
+    let mut damage = None;
+    while at < bytes.len() {
+        let res = check_record(&bytes, at).and_then(|end| {
+            decode_payload::<W>(&bytes[at + REC_HEAD..end])
+                .map(|r| (end, r))
+                .ok_or_else(|| "the record's updates do not decode".to_string())
+        });
+        match res {
+            Ok((end, r)) => {
+                records.push(r);
+                at = end;
+            }
+            Err(reason) => {
+                // Is there a valid record anywhere after this point? Then this is damage inside
+                // the log, not a torn tail.
+                let follows = (at + 1..bytes.len()).any(|p| {
+                    check_record(&bytes, p)
+                        .ok()
+                        .and_then(|end| decode_payload::<W>(&bytes[p + REC_HEAD..end]))
+                        .is_some()
+                });
+                damage = Some(Damage {
+                    offset: at as u64,
+                    reason,
+                    valid_record_follows: follows,
+                });
+                break;
+            }
+        }
+    }
+    Ok(SegmentScan {
+        records,
+        valid_len: at as u64,
+        file_len: bytes.len() as u64,
+        damage,
+    })
+}
+
+/// Cut a segment back to its valid prefix (after a torn tail was reported).
+pub(crate) fn truncate(path: &Path, len: u64) -> Result<()> {
+    let f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| WealdError::io(path, e))?;
+    f.set_len(len)
+        .and_then(|_| f.sync_all())
+        .map_err(|e| WealdError::io(path, e))
+}

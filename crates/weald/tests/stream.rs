@@ -1,0 +1,595 @@
+//! The durable store: ingest semantics, recovery, damaged logs and checkpoints, history.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use weald::stream::{Event, Fsync, Layout, Retention, Store, StoreOptions, Update};
+use weald::{Graph, Vertex, WealdError};
+
+/// Sequential reference semantics of an undirected store with `Combine::Last`.
+#[derive(Clone, Default, Debug, PartialEq)]
+struct Model {
+    vertices: BTreeSet<Vertex>,
+    edges: BTreeMap<(Vertex, Vertex), i32>,
+}
+
+impl Model {
+    fn key(u: Vertex, v: Vertex) -> (Vertex, Vertex) {
+        (u.min(v), u.max(v))
+    }
+    fn apply(&mut self, up: &Update<i32>) {
+        match *up {
+            Update::InsertEdge(u, v, w) => {
+                self.vertices.insert(u);
+                self.vertices.insert(v);
+                self.edges.insert(Self::key(u, v), w);
+            }
+            Update::DeleteEdge(u, v) => {
+                self.edges.remove(&Self::key(u, v));
+            }
+            Update::InsertVertex(u) => {
+                self.vertices.insert(u);
+            }
+            Update::DeleteVertex(u) => {
+                self.vertices.remove(&u);
+                self.edges.retain(|&(a, b), _| a != u && b != u);
+            }
+        }
+    }
+    fn arcs(&self) -> Vec<(Vertex, Vertex, i32)> {
+        let mut out = Vec::new();
+        for (&(u, v), &w) in &self.edges {
+            out.push((u, v, w));
+            if u != v {
+                out.push((v, u, w));
+            }
+        }
+        out.sort_by_key(|a| (a.0, a.1));
+        out
+    }
+}
+
+fn check(s: &weald::storage::ctree::CTreeGraph<i32>, m: &Model, what: &str) {
+    assert_eq!(
+        s.vertices(),
+        m.vertices.iter().copied().collect::<Vec<_>>(),
+        "{what}: vertices"
+    );
+    assert_eq!(s.arcs(), m.arcs(), "{what}: arcs");
+}
+
+/// A deterministic random stream over `n` vertex ids with every kind of update, including
+/// order-sensitive ones (delete then re-insert inside one batch window).
+fn stream(len: usize, n: u32, seed: u64) -> Vec<Update<i32>> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..len)
+        .map(|_| {
+            let r = next();
+            let (u, v) = ((r >> 8) as u32 % n, (r >> 40) as u32 % n);
+            match r % 20 {
+                0..=10 => Update::InsertEdge(u, v, (r >> 20) as i32 % 100),
+                11..=16 => Update::DeleteEdge(u, v),
+                17 => Update::InsertVertex(u),
+                _ => Update::DeleteVertex(u),
+            }
+        })
+        .collect()
+}
+
+fn opts(batch: usize) -> StoreOptions {
+    StoreOptions {
+        fsync: Fsync::Never,
+        batch_size: batch,
+        ..Default::default()
+    }
+}
+
+fn create(dir: &Path, o: StoreOptions) -> Store<i32> {
+    Store::<i32>::create(dir, Layout::default(), None, o).unwrap()
+}
+
+/// Send `ups` in messages of `per_msg`, tagged with their 1-based end position, and wait.
+fn feed(s: &Store<i32>, ups: &[Update<i32>], per_msg: usize) -> u64 {
+    let p = s.producer();
+    let mut last = None;
+    let mut at = 0;
+    for chunk in ups.chunks(per_msg) {
+        at += chunk.len();
+        last = p.send_tagged(chunk.to_vec(), at as u64, true).unwrap();
+    }
+    last.map_or(s.version(), |t| t.wait().unwrap())
+}
+
+fn segments(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wal"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn batches_equal_sequential_application_and_survive_reopen() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(20_000, 300, 1);
+    let mut model = Model::default();
+    for u in &ups {
+        model.apply(u);
+    }
+    let s = create(&dir, opts(97));
+    let v = feed(&s, &ups, 1);
+    check(s.acquire().graph(), &model, "live");
+    assert_eq!(s.version(), v);
+    // Every retained version equals the model at its tag.
+    let vs = s.versions().unwrap();
+    assert!(vs.len() >= 2);
+    for info in &vs {
+        let mut m = Model::default();
+        for u in &ups[..info.tag as usize] {
+            m.apply(u);
+        }
+        check(
+            s.snapshot_at(info.version).unwrap().graph(),
+            &m,
+            "retained version",
+        );
+    }
+    let stats = s.close().unwrap();
+    assert_eq!(stats.updates, 20_000);
+    assert!(stats.batches >= 20_000 / 97);
+    let s = Store::<i32>::open(&dir, opts(97)).unwrap();
+    let r = s.recovery().clone();
+    assert_eq!(r.version, v);
+    assert_eq!(r.tag, 20_000);
+    assert!(r.dropped.is_none());
+    assert_eq!(r.updates_replayed, stats.updates);
+    check(s.acquire().graph(), &model, "recovered");
+}
+
+#[test]
+fn checkpoints_bound_the_log_and_recovery_uses_them() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(30_000, 500, 2);
+    let mut model = Model::default();
+    for u in &ups {
+        model.apply(u);
+    }
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ev = events.clone();
+    let o = StoreOptions {
+        segment_bytes: 4096,
+        checkpoint_every: 5_000,
+        on_event: Some(Arc::new(move |e: &Event| {
+            ev.lock().unwrap().push(e.clone())
+        })),
+        ..opts(500)
+    };
+    let s = create(&dir, o.clone());
+    feed(&s, &ups, 100);
+    let v = s.checkpoint().unwrap().wait().unwrap();
+    assert_eq!(v, s.version());
+    s.close().unwrap();
+    let evs = events.lock().unwrap().clone();
+    assert!(evs.iter().any(|e| matches!(e, Event::SegmentRotated(_))));
+    let installed = evs
+        .iter()
+        .filter(|e| matches!(e, Event::CheckpointInstalled(..)))
+        .count();
+    assert!(installed >= 2, "{installed} checkpoints");
+    // Two checkpoints are kept, and the log only from the older one.
+    let cks = fs::read_dir(dir.join("checkpoints")).unwrap().count();
+    assert_eq!(cks, 2);
+    let rotations = evs
+        .iter()
+        .filter(|e| matches!(e, Event::SegmentRotated(_)))
+        .count();
+    let segs = segments(&dir);
+    assert!(
+        segs.len() < rotations,
+        "{} of {} segments left",
+        segs.len(),
+        rotations + 1
+    );
+    // What is left starts no later than the older kept checkpoint needs.
+    let mut cks: Vec<u64> = fs::read_dir(dir.join("checkpoints"))
+        .unwrap()
+        .map(|e| {
+            e.unwrap().file_name().to_string_lossy()[..20]
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    cks.sort();
+    let first: u64 = segs[0].file_name().unwrap().to_string_lossy()[..20]
+        .parse()
+        .unwrap();
+    assert!(
+        first <= cks[0] + 1,
+        "log starts at {first}, checkpoints {cks:?}"
+    );
+    if segs.len() > 1 {
+        let second: u64 = segs[1].file_name().unwrap().to_string_lossy()[..20]
+            .parse()
+            .unwrap();
+        assert!(second > cks[0] + 1, "segment before {second} was removable");
+    }
+    let s = Store::<i32>::open(&dir, o).unwrap();
+    assert_eq!(s.recovery().checkpoint_version, v);
+    assert_eq!(s.recovery().records_replayed, 0);
+    check(s.acquire().graph(), &model, "from checkpoint");
+}
+
+#[test]
+fn torn_tail_is_cut_and_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(2_000, 100, 3);
+    let s = create(&dir, opts(100));
+    feed(&s, &ups, 100);
+    s.close().unwrap();
+    let seg = segments(&dir).pop().unwrap();
+    let len = fs::metadata(&seg).unwrap().len();
+    // Cut the last record in half.
+    let f = fs::OpenOptions::new().write(true).open(&seg).unwrap();
+    f.set_len(len - 50).unwrap();
+    drop(f);
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    let r = s.recovery().clone();
+    let d = r.dropped.expect("the torn tail is reported");
+    assert!(!d.inside);
+    assert!(d.reason.contains("torn"), "{}", d.reason);
+    let kept = r.tag as usize;
+    assert!(
+        kept < 2_000 && kept > 1_000,
+        "the last whole batch is kept: {kept}"
+    );
+    let mut m = Model::default();
+    for u in &ups[..kept] {
+        m.apply(u);
+    }
+    check(s.acquire().graph(), &m, "prefix");
+    // The log continues cleanly after the cut.
+    feed(&s, &ups[kept..], 100);
+    s.close().unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    assert!(s.recovery().dropped.is_none());
+    let mut m = Model::default();
+    for u in &ups {
+        m.apply(u);
+    }
+    check(s.acquire().graph(), &m, "after continuing");
+}
+
+#[test]
+fn flipped_bytes_tail_vs_inside() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(3_000, 100, 4);
+    let s = create(&dir, opts(100));
+    feed(&s, &ups, 100);
+    s.close().unwrap();
+    let seg = segments(&dir).pop().unwrap();
+    let bytes = fs::read(&seg).unwrap();
+    let copy = t.path().join("copy");
+    fs::create_dir(&copy).unwrap();
+    for sub in ["wal", "checkpoints"] {
+        fs::create_dir(copy.join(sub)).unwrap();
+        for e in fs::read_dir(dir.join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), copy.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    fs::copy(dir.join("WEALD"), copy.join("WEALD")).unwrap();
+
+    // A flipped byte in the last record: the tail is cut and reported.
+    let mut b = bytes.clone();
+    let at = b.len() - 3;
+    b[at] ^= 0x40;
+    fs::write(&seg, &b).unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    let d = s.recovery().dropped.clone().unwrap();
+    assert!(d.reason.contains("checksum"), "{}", d.reason);
+    assert!(s.recovery().tag < 3_000 && s.recovery().tag > 2_000);
+    drop(s);
+
+    // A flipped byte in an early record: refused with a clear message, nothing touched...
+    let seg2 = copy.join("wal").join(seg.file_name().unwrap());
+    let mut b = bytes.clone();
+    b[100] ^= 0x01;
+    fs::write(&seg2, &b).unwrap();
+    let e = Store::<i32>::open(&copy, opts(100)).err().expect("refused");
+    let msg = e.to_string();
+    assert!(matches!(e, WealdError::Format { .. }));
+    assert!(msg.contains("salvage") && msg.contains("damaged"), "{msg}");
+    assert_eq!(
+        fs::read(&seg2).unwrap(),
+        b,
+        "refusing leaves the log as it was"
+    );
+    // ...and salvage keeps the valid prefix and sets the rest aside.
+    let s = Store::<i32>::open(
+        &copy,
+        StoreOptions {
+            salvage: true,
+            ..opts(100)
+        },
+    )
+    .unwrap();
+    let d = s.recovery().dropped.clone().unwrap();
+    assert!(d.inside);
+    assert_eq!(d.set_aside.len(), 1);
+    assert!(d.set_aside[0].exists());
+    assert_eq!(s.recovery().tag, 0);
+    assert_eq!(s.acquire().num_arcs(), 0);
+}
+
+#[test]
+fn damaged_newest_checkpoint_falls_back_without_loss() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(4_000, 200, 5);
+    let mut model = Model::default();
+    for u in &ups {
+        model.apply(u);
+    }
+    let s = create(&dir, opts(100));
+    feed(&s, &ups[..2_000], 100);
+    s.checkpoint().unwrap().wait().unwrap();
+    feed(&s, &ups[2_000..], 100);
+    let newest = s.checkpoint().unwrap().wait().unwrap();
+    s.close().unwrap();
+    let ck = dir.join("checkpoints").join(format!("{newest:020}.wgb"));
+    let len = fs::metadata(&ck).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&ck)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    let r = s.recovery();
+    assert_eq!(r.bad_checkpoints.len(), 1, "{:?}", r.bad_checkpoints);
+    assert!(
+        r.bad_checkpoints[0].1.contains("truncated"),
+        "{:?}",
+        r.bad_checkpoints
+    );
+    assert!(r.checkpoint_version < newest);
+    assert_eq!(r.version, newest);
+    check(s.acquire().graph(), &model, "older checkpoint + log");
+}
+
+#[test]
+fn full_disk_fails_the_batch_and_loses_nothing_acknowledged() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(5_000, 100, 6);
+    let s = create(
+        &dir,
+        StoreOptions {
+            fail_after_bytes: Some(6_000),
+            ..opts(50)
+        },
+    );
+    let p = s.producer();
+    let mut acked = 0;
+    let mut failed = None;
+    for (i, chunk) in ups.chunks(50).enumerate() {
+        let t = p
+            .send_tagged(chunk.to_vec(), (i as u64 + 1) * 50, true)
+            .unwrap()
+            .unwrap();
+        match t.wait() {
+            Ok(_) => acked = (i + 1) * 50,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let e = failed.expect("the simulated full disk fails a batch");
+    assert!(matches!(e, WealdError::Unavailable(_)));
+    assert!(e.to_string().contains("no space left"), "{e}");
+    assert!(s.failure().is_some());
+    // Later sends fail too, and nothing of them is applied.
+    let v = s.version();
+    let t2 = p.send_all(vec![Update::InsertEdge(1, 2, 3)]).unwrap();
+    assert!(t2.wait().is_err());
+    assert_eq!(s.version(), v);
+    assert!(s.close().is_err());
+    let s = Store::<i32>::open(&dir, opts(50)).unwrap();
+    assert!(acked > 0);
+    assert_eq!(s.recovery().tag as usize, acked);
+    assert!(
+        s.recovery().dropped.is_some(),
+        "the partial record is reported"
+    );
+    let mut m = Model::default();
+    for u in &ups[..acked] {
+        m.apply(u);
+    }
+    check(s.acquire().graph(), &m, "after full disk");
+}
+
+#[test]
+fn foreign_newer_and_busy_directories_are_clear_errors() {
+    let t = tempfile::tempdir().unwrap();
+    let foreign = t.path().join("foreign");
+    fs::create_dir(&foreign).unwrap();
+    fs::write(foreign.join("x"), "x").unwrap();
+    let e = Store::<()>::open(&foreign, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("not a Weald data directory"), "{e}");
+    let e = Store::<()>::create(&foreign, Layout::default(), None, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("not empty"), "{e}");
+
+    let dir = t.path().join("d");
+    let s = Store::<()>::create(&dir, Layout::default(), None, StoreOptions::default()).unwrap();
+    let e = Store::<()>::open(&dir, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("in use"), "{e}");
+    let e = Store::<i32>::open(&dir, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("holds none weights"), "{e}");
+    drop(s);
+    let m = fs::read_to_string(dir.join("WEALD")).unwrap();
+    fs::write(dir.join("WEALD"), m.replace("format 1", "format 7")).unwrap();
+    let e = Store::<()>::open(&dir, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("newer"), "{e}");
+    fs::write(dir.join("WEALD"), m).unwrap();
+    // A log segment of a newer log format.
+    let seg = segments(&dir).pop().unwrap();
+    let mut b = fs::read(&seg).unwrap();
+    b[8] = 9;
+    fs::write(&seg, &b).unwrap();
+    let e = Store::<()>::open(&dir, StoreOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("newer"), "{e}");
+}
+
+#[test]
+fn readers_see_whole_batches_while_the_writer_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    // Each message inserts a star around a fresh centre: a reader must never see part of one.
+    let s = create(&dir, opts(10_000));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        let reader = sc.spawn(|| {
+            let mut last = 0;
+            let mut seen = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let snap = s.acquire();
+                assert!(snap.version() >= last, "versions go forward");
+                last = snap.version();
+                assert_eq!(snap.num_arcs() % 20, 0, "a batch seen in part");
+                seen += 1;
+            }
+            seen
+        });
+        let p = s.producer();
+        for c in 0..2_000u32 {
+            let centre = 100_000 + c;
+            let star: Vec<Update<i32>> =
+                (0..10).map(|i| Update::InsertEdge(centre, i, 1)).collect();
+            // Star messages must not be split across batches for this check: batch_size is a
+            // multiple of 10 and messages are whole.
+            let t = p.send_all(star).unwrap();
+            if c % 100 == 0 {
+                let v = t.wait().unwrap();
+                // Strict serializability: after the acknowledgement, a new reader sees it.
+                assert!(s.acquire().version() >= v);
+                assert_eq!(s.acquire().find_edge(centre, 3), Some(1));
+            }
+        }
+        p.flush().unwrap().wait().unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 0);
+    });
+    assert_eq!(s.acquire().num_arcs(), 2_000 * 20);
+}
+
+#[test]
+fn history_retention_pins_and_time_travel() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let o = StoreOptions {
+        retention: Retention {
+            last: 3,
+            newer_than: None,
+        },
+        ..opts(10)
+    };
+    let s = create(&dir, o.clone());
+    let p = s.producer();
+    let mut times = Vec::new();
+    for i in 0..10u32 {
+        let v = p
+            .send_all(vec![Update::InsertEdge(i, i + 1, i as i32)])
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert_eq!(v, i as u64 + 1);
+        times.push(s.versions().unwrap().last().unwrap().time_ns);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let vs: Vec<u64> = s.versions().unwrap().iter().map(|v| v.version).collect();
+    assert_eq!(vs, vec![8, 9, 10]);
+    let e = s.snapshot_at(2).err().unwrap();
+    assert!(e.to_string().contains("not retained"), "{e}");
+    assert_eq!(s.snapshot_at(9).unwrap().num_edges(), 9);
+    assert_eq!(s.snapshot_at_time(times[8]).unwrap().version(), 9);
+    assert!(s.snapshot_at_time(times[0]).is_err());
+    s.pin("before-11", 9).unwrap();
+    for i in 10..20u32 {
+        p.send_all(vec![Update::InsertEdge(i, i + 1, 0)])
+            .unwrap()
+            .wait()
+            .unwrap();
+    }
+    let pinned = s.snapshot_at(9).unwrap();
+    assert_eq!(pinned.num_edges(), 9);
+    let info = s.versions().unwrap();
+    assert_eq!(info[0].version, 9);
+    assert_eq!(info[0].pins, vec!["before-11".to_string()]);
+    assert!(info[0].on_disk);
+    drop(s);
+    // Pins survive a restart (read back from their checkpoint).
+    let s = Store::<i32>::open(&dir, o).unwrap();
+    assert_eq!(s.snapshot_at(9).unwrap().num_edges(), 9);
+    assert_eq!(s.acquire().num_edges(), 20);
+    s.unpin("before-11").unwrap();
+    assert!(s.unpin("before-11").is_err());
+}
+
+#[test]
+fn base_graph_and_absent_vertices_round_trip_through_checkpoints() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let el = weald::EdgeList::<i32>::from_triples([(0, 1, 5), (1, 2, 6), (7, 8, 7)]);
+    let base = weald::storage::ctree::CTreeGraph::from_edge_list(
+        &el,
+        Default::default(),
+        Default::default(),
+    )
+    .unwrap();
+    let s = Store::<i32>::create(&dir, Layout::default(), Some(base), opts(10)).unwrap();
+    let p = s.producer();
+    p.send_all(vec![
+        Update::DeleteVertex(4),
+        Update::DeleteVertex(8),
+        Update::InsertVertex(20),
+    ])
+    .unwrap()
+    .wait()
+    .unwrap();
+    let want = s.acquire().graph().vertices();
+    assert!(!want.contains(&4) && !want.contains(&8) && want.contains(&20));
+    s.checkpoint().unwrap().wait().unwrap();
+    drop(p);
+    drop(s);
+    let s = Store::<i32>::open(&dir, opts(10)).unwrap();
+    assert_eq!(s.recovery().records_replayed, 0);
+    assert_eq!(s.acquire().graph().vertices(), want);
+    assert_eq!(s.acquire().find_edge(1, 0), Some(5));
+}
