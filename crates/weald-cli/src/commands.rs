@@ -29,6 +29,15 @@ pub enum Command {
     /// The main job on an embedded default: generate an RMAT graph, build it, print its
     /// statistics, run every algorithm with verification.
     Demo(DemoArgs),
+    /// Ingest a stream of updates into a data directory (write-ahead log, checkpoints) while
+    /// optionally querying it; reports throughput, visibility and query latency.
+    Stream(crate::stream::StreamArgs),
+    /// Open a data directory, recover it, print what was recovered.
+    Recover(crate::stream::RecoverArgs),
+    /// List (and pin) the retained versions of a data directory.
+    Versions(crate::stream::VersionsArgs),
+    /// Write a version of a data directory to a file.
+    Export(crate::stream::ExportArgs),
 }
 
 pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
@@ -39,6 +48,10 @@ pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
         Command::Run(a) => run(a, quiet),
         Command::Demo(a) => demo(a, quiet),
         Command::Bench(BenchCommand::Updates(a)) => bench_updates(a, quiet),
+        Command::Stream(a) => crate::stream::stream(a, quiet),
+        Command::Recover(a) => crate::stream::recover(a, quiet),
+        Command::Versions(a) => crate::stream::versions(a, quiet),
+        Command::Export(a) => crate::stream::export(a, quiet),
     }
 }
 
@@ -155,7 +168,7 @@ pub struct LoadArgs {
     dedup: String,
     /// Keep the file's vertex ids as they are (no compaction of unused ids).
     #[arg(long)]
-    keep_ids: bool,
+    pub(crate) keep_ids: bool,
     /// Storage backend to load into: csr (static) or ctree (Aspen-style C-trees, a snapshot).
     #[arg(long, default_value = "csr")]
     backend: String,
@@ -165,6 +178,20 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
+    /// `--directed` was given.
+    pub(crate) fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// `--weighted` was given.
+    pub(crate) fn is_weighted(&self) -> bool {
+        self.weighted
+    }
+
+    pub(crate) fn chunk_b(&self) -> u32 {
+        self.chunk_b
+    }
+
     fn options(&self, quiet: bool, path: &Path) -> Result<LoadOptions> {
         let format = match &self.format {
             Some(f) => Some(f.parse::<Format>().map_err(WealdError::Invalid)?),
@@ -186,7 +213,7 @@ impl LoadArgs {
         })
     }
 
-    fn load(&self, path: &Path, quiet: bool) -> Result<(weald::io::Loaded, f64)> {
+    pub(crate) fn load(&self, path: &Path, quiet: bool) -> Result<(weald::io::Loaded, f64)> {
         let opts = self.options(quiet, path)?;
         let t = Instant::now();
         let loaded = weald::io::load(path, &opts)?;
@@ -371,7 +398,7 @@ fn parse_range(s: &str) -> Result<Range> {
     Ok(Range::Float(l, h))
 }
 
-fn out_format(path: &Path, given: Option<&str>) -> Result<Format> {
+pub(crate) fn out_format(path: &Path, given: Option<&str>) -> Result<Format> {
     match given {
         Some(f) => f.parse::<Format>().map_err(WealdError::Invalid),
         None => Format::from_path(path).ok_or_else(|| {
@@ -421,7 +448,11 @@ fn convert(mut a: ConvertArgs, quiet: bool) -> Result<ExitCode> {
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    file: PathBuf,
+    /// The graph file (or use --data).
+    #[arg(required_unless_present = "data", conflicts_with = "data")]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    data: crate::stream::DataArgs,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -430,8 +461,47 @@ pub struct InfoArgs {
 }
 
 fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
-    let lg = a.load.load_graph(&a.file, quiet)?;
+    if let Some(dir) = &a.data.data {
+        let (version, g, secs) = a.data.graph(dir, quiet)?;
+        let mut obj = graph_stats(&g);
+        obj["data"] = json!(dir);
+        obj["version"] = json!(version);
+        obj["load_time_s"] = json!(secs);
+        print_stats(&obj, a.json);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let file = a.file.clone().unwrap_or_default();
+    let lg = a.load.load_graph(&file, quiet)?;
     let (g, stats, secs, convert_secs) = (lg.graph, lg.stats, lg.load_s, lg.convert_s);
+    let mut obj = graph_stats(&g);
+    obj["file"] = json!(file);
+    obj["format"] = json!(lg.format.name());
+    obj["self_loops_dropped"] = json!(stats.self_loops_dropped);
+    obj["duplicates_removed"] = json!(stats.duplicates_merged);
+    obj["input_records"] = json!(stats.input_arcs);
+    obj["load_time_s"] = json!(secs);
+    obj["parse_time_s"] = json!(lg.parse_s);
+    obj["build_time_s"] = json!(lg.build_s);
+    if g.ctree_memory().is_some() {
+        obj["ctree_build_time_s"] = json!(convert_secs);
+        obj["chunk_b"] = json!(a.load.chunk_b);
+    }
+    print_stats(&obj, a.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_stats(obj: &serde_json::Value, as_json: bool) {
+    if as_json {
+        println!("{obj}");
+    } else {
+        for (k, v) in obj.as_object().unwrap() {
+            println!("{k:<20} {}", v.to_string().trim_matches('"'));
+        }
+    }
+}
+
+/// The statistics `weald info` prints for any graph.
+fn graph_stats(g: &AnyGraph) -> serde_json::Value {
     let degrees = g.degrees();
     let n = g.num_vertices();
     let (min_d, max_d) = degrees
@@ -444,9 +514,7 @@ fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
         g.num_arcs() as f64 / n as f64
     };
     let mem = g.memory_bytes();
-    let obj = json!({
-        "file": a.file,
-        "format": lg.format.name(),
+    let mut obj = json!({
         "backend": g.backend(),
         "vertices": n,
         "edges": g.num_edges(),
@@ -455,36 +523,19 @@ fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
         "weighted": g.is_weighted(),
         "weight_type": g.weight_name(),
         "self_loops": g.num_self_loops(),
-        "self_loops_dropped": stats.self_loops_dropped,
-        "duplicates_removed": stats.duplicates_merged,
-        "input_records": stats.input_arcs,
         "ids_relabelled": g.original_ids().is_some(),
         "min_degree": min_d,
         "max_degree": max_d,
         "mean_degree": mean_d,
         "memory_bytes": mem,
         "bytes_per_edge": if g.num_arcs() == 0 { 0.0 } else { mem as f64 / g.num_arcs() as f64 },
-        "load_time_s": secs,
-        "parse_time_s": lg.parse_s,
-        "build_time_s": lg.build_s,
     });
-    let mut obj = obj;
     if let Some(m) = g.ctree_memory() {
-        obj["ctree_build_time_s"] = json!(convert_secs);
         obj["memory_vertex_tree"] = json!(m.vertex_tree);
         obj["memory_edge_tree_nodes"] = json!(m.edge_tree_nodes);
         obj["memory_chunk_bytes"] = json!(m.chunk_bytes);
-        obj["chunk_b"] = json!(a.load.chunk_b);
     }
-    if a.json {
-        println!("{obj}");
-    } else {
-        let o = obj.as_object().unwrap();
-        for (k, v) in o {
-            println!("{k:<20} {}", v.to_string().trim_matches('"'));
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    obj
 }
 
 #[derive(Args, Debug)]
@@ -492,9 +543,11 @@ pub struct RunArgs {
     /// The algorithm (see --list).
     #[arg(required_unless_present = "list")]
     algorithm: Option<String>,
-    /// The graph file.
-    #[arg(required_unless_present = "list")]
+    /// The graph file (or use --data).
+    #[arg(required_unless_present_any = ["list", "data"], conflicts_with = "data")]
     file: Option<PathBuf>,
+    #[command(flatten)]
+    data: crate::stream::DataArgs,
     /// List the algorithms.
     #[arg(long)]
     list: bool,
@@ -564,8 +617,16 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             "--damping must be in (0, 1) and --tol positive".into(),
         ));
     }
-    let lg = a.load.load_graph(&file, quiet)?;
-    let (g, load_secs) = (lg.graph, lg.load_s + lg.convert_s);
+    let (g, load_secs, file) = match &a.data.data {
+        Some(dir) => {
+            let (_, g, secs) = a.data.graph(dir, quiet)?;
+            (g, secs, dir.clone())
+        }
+        None => {
+            let lg = a.load.load_graph(&file, quiet)?;
+            (lg.graph, lg.load_s + lg.convert_s, file)
+        }
+    };
     let spin = Spinner::new(quiet, alg.name());
     let report = runner::run(&g, alg, &params)?;
     drop(spin);

@@ -3,6 +3,7 @@
 
 mod commands;
 mod progress;
+mod stream;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -87,6 +87,22 @@ impl Clone for AnyGraph {
     }
 }
 
+impl From<FlatSnapshot<()>> for AnyFlat {
+    fn from(f: FlatSnapshot<()>) -> Self {
+        AnyFlat::Unweighted(f)
+    }
+}
+impl From<FlatSnapshot<i32>> for AnyFlat {
+    fn from(f: FlatSnapshot<i32>) -> Self {
+        AnyFlat::Int(f)
+    }
+}
+impl From<FlatSnapshot<f64>> for AnyFlat {
+    fn from(f: FlatSnapshot<f64>) -> Self {
+        AnyFlat::Float(f)
+    }
+}
+
 impl From<AnyCsr> for AnyGraph {
     fn from(c: AnyCsr) -> Self {
         AnyGraph::Csr(c)
@@ -107,6 +123,18 @@ impl AnyGraph {
                 AnyGraph::CTree(flat, ids)
             }
             (g, _) => g,
+        }
+    }
+
+    /// The graph as a CSR (a copy for other backends), e.g. to write it to a file.
+    pub fn to_csr(&self) -> AnyCsr {
+        match self {
+            AnyGraph::Csr(c) => c.clone(),
+            AnyGraph::CTree(f, _) => match f {
+                AnyFlat::Unweighted(x) => AnyCsr::from(Csr::from_graph(x)),
+                AnyFlat::Int(x) => AnyCsr::from(Csr::from_graph(x)),
+                AnyFlat::Float(x) => AnyCsr::from(Csr::from_graph(x)),
+            },
         }
     }
 

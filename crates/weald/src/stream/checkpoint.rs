@@ -50,11 +50,13 @@ pub(crate) fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     Ok(out)
 }
 
-/// Write `graph` as the checkpoint of `meta.version` and install it atomically.
+/// Write `graph` as the checkpoint of `meta.version` and install it atomically (`pause`:
+/// testing only, a sleep between writing the temporary file and renaming it).
 pub(crate) fn write<W: Weight>(
     dir: &Path,
     graph: &CTreeGraph<W>,
     meta: CheckpointMeta,
+    pause: Option<std::time::Duration>,
 ) -> Result<PathBuf>
 where
     AnyCsr: From<Csr<W>>,
@@ -84,6 +86,9 @@ where
     let path = dir.join(file_name(meta.version));
     let tmp = dir.join(format!("{}.tmp", file_name(meta.version)));
     binary::write_with_meta(&csr, &tmp, Some(&m), true)?;
+    if let Some(p) = pause {
+        std::thread::sleep(p); // testing: widen the window between writing and installing
+    }
     fs::rename(&tmp, &path).map_err(|e| WealdError::io(&path, e))?;
     sync_dir(dir)?;
     Ok(path)

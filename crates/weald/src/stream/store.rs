@@ -177,6 +177,10 @@ pub struct StoreOptions {
     /// were written by this process.
     #[doc(hidden)]
     pub fail_after_bytes: Option<u64>,
+    /// Testing only: background checkpoints sleep this long between writing their temporary
+    /// file and installing it (so a crash test can kill the process in that window).
+    #[doc(hidden)]
+    pub checkpoint_pause: Option<Duration>,
 }
 
 impl Default for StoreOptions {
@@ -192,6 +196,7 @@ impl Default for StoreOptions {
             on_commit: None,
             on_event: None,
             fail_after_bytes: None,
+            checkpoint_pause: None,
         }
     }
 }
@@ -520,6 +525,7 @@ where
                 time_ns: now_ns(),
                 tag: 0,
             },
+            None,
         )?;
         // The manifest last: a directory without one is not a store yet.
         let manifest = Manifest {
@@ -937,6 +943,7 @@ where
                     time_ns,
                     tag,
                 },
+                None,
             )?;
         }
         let mut pins = self.shared.pins.lock().unwrap_or_else(|e| e.into_inner());
@@ -1347,6 +1354,7 @@ where
             .map_or((now_ns(), self.next_tag), |k| (k.time_ns, k.tag));
         let dir = self.shared.dir.join("checkpoints");
         let tx = self.tx.clone();
+        let pause = self.opts.checkpoint_pause;
         self.emit(Event::CheckpointStarted(v));
         self.since_checkpoint = 0;
         let h = std::thread::Builder::new()
@@ -1360,6 +1368,7 @@ where
                         time_ns,
                         tag,
                     },
+                    pause,
                 )
                 .map_err(|e| e.to_string());
                 let _ = tx.send(Cmd::CheckpointDone(v, r));

@@ -1,0 +1,702 @@
+//! The streaming commands: `stream`, `recover`, `versions`, `export`, and the `--data` side of
+//! `info` and `run`.
+
+use crate::commands::LoadArgs;
+use crate::progress::Spinner;
+use clap::Args;
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use weald::graph::batch::Combine;
+use weald::runner::{self, Algorithm, RunParams};
+use weald::storage::ctree::{CTreeGraph, FlatSnapshot};
+use weald::storage::{AnyCsr, Csr};
+use weald::stream::{
+    AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention, Store,
+    StoreOptions, Update,
+};
+use weald::{AnyFlat, AnyGraph, Result, Vertex, WealdError, Weight};
+
+/// Where a stored graph is read from (`--data DIR [--version V]`).
+#[derive(Args, Debug, Clone)]
+pub struct DataArgs {
+    /// A Weald data directory (written by `weald stream`).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The version to read (default: the newest); it must be retained or pinned.
+    #[arg(long, requires = "data")]
+    pub version: Option<u64>,
+}
+
+impl DataArgs {
+    /// Open the directory and take the graph of the chosen version.
+    pub fn graph(&self, dir: &Path, quiet: bool) -> Result<(u64, AnyGraph, f64)> {
+        let t = Instant::now();
+        let spin = Spinner::new(quiet, "recovering");
+        let store = AnyStore::open(dir, StoreOptions::default())?;
+        let (v, g) = store.graph(self.version)?;
+        store.close()?;
+        drop(spin);
+        Ok((v, g, t.elapsed().as_secs_f64()))
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct StreamArgs {
+    /// The data directory (created if it does not exist or is empty).
+    #[arg(long)]
+    data: PathBuf,
+    /// A graph file to start a new data directory from (its ids are kept as they are).
+    #[arg(long)]
+    base: Option<PathBuf>,
+    /// Update lines: `+ u v [w]`, `- u v`, `+v u`, `-v u` (`-` reads stdin).
+    #[arg(
+        long,
+        conflicts_with = "temporal",
+        required_unless_present = "temporal"
+    )]
+    updates: Option<PathBuf>,
+    /// Replay a timestamped edge list (`u v t` or `u v w t`) in time order as insertions.
+    #[arg(long)]
+    temporal: Option<PathBuf>,
+    /// With --temporal: delete each edge once it is older than this (a sliding window, in the
+    /// file's time units).
+    #[arg(long, requires = "temporal")]
+    window: Option<f64>,
+    /// Seal a batch at this many updates.
+    #[arg(long, default_value_t = 100_000)]
+    batch: usize,
+    /// Seal a batch this many milliseconds after its first update (default 0: as soon as no
+    /// more updates are waiting).
+    #[arg(long, default_value_t = 0.0)]
+    max_wait: f64,
+    /// When the log is flushed: always (before each acknowledgement), interval (every 10 ms),
+    /// never.
+    #[arg(long, default_value = "interval")]
+    fsync: String,
+    /// Send at most this many updates per second (default: as fast as they are read).
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Run this algorithm on the newest version while ingesting (e.g. bfs).
+    #[arg(long)]
+    query: Option<String>,
+    /// Milliseconds between queries (0: back to back).
+    #[arg(long, default_value_t = 0.0)]
+    query_every: f64,
+    /// Append the input line number of the last update of each acknowledged batch here.
+    #[arg(long)]
+    ack_out: Option<PathBuf>,
+    /// Checkpoint after this many updates (0: only at the end with --checkpoint-at-end).
+    #[arg(long, default_value_t = 10_000_000)]
+    checkpoint_every: u64,
+    /// Write a checkpoint when the input ends.
+    #[arg(long)]
+    checkpoint_at_end: bool,
+    /// Rotate log segments at this many bytes.
+    #[arg(long, default_value_t = 64 << 20)]
+    segment_bytes: u64,
+    /// Keep the newest this many versions for historical queries.
+    #[arg(long, default_value_t = 16)]
+    keep_last: usize,
+    /// Also keep every version newer than this many seconds.
+    #[arg(long)]
+    keep_seconds: Option<f64>,
+    /// New directories: the weight type (none, i32, f64; default: the base graph's, or none).
+    #[arg(long)]
+    weight_type: Option<String>,
+    /// New directories: how a re-inserted edge combines its weight (default last).
+    #[arg(long, default_value = "last")]
+    combine: String,
+    /// Print checkpoint and log-rotation events on stderr.
+    #[arg(long)]
+    events: bool,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Testing only: checkpoints pause this many milliseconds before being installed.
+    #[arg(long, hide = true)]
+    test_checkpoint_pause_ms: Option<u64>,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
+    let fsync: Fsync = a.fsync.parse()?;
+    let query = match &a.query {
+        Some(q) => Some(q.parse::<Algorithm>()?),
+        None => None,
+    };
+    if a.batch == 0 {
+        return Err(WealdError::Invalid("--batch must be at least 1".into()));
+    }
+    let valid_times = a.max_wait >= 0.0 && a.query_every >= 0.0 && a.rate.is_none_or(|r| r > 0.0);
+    if !valid_times {
+        return Err(WealdError::Invalid(
+            "--max-wait and --query-every must be >= 0 and --rate > 0".into(),
+        ));
+    }
+    let ack_out = match &a.ack_out {
+        Some(p) => Some(Arc::new(Mutex::new(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| WealdError::io(p, e))?,
+        ))),
+        None => None,
+    };
+    let opts = StoreOptions {
+        fsync,
+        batch_size: a.batch,
+        max_wait: Duration::from_secs_f64(a.max_wait / 1e3),
+        segment_bytes: a.segment_bytes,
+        checkpoint_every: a.checkpoint_every,
+        retention: Retention {
+            last: a.keep_last.max(1),
+            newer_than: a.keep_seconds.map(Duration::from_secs_f64),
+        },
+        on_commit: ack_out.map(|f| {
+            Arc::new(move |c: &Commit| {
+                // One write per batch, after it is durable under the policy and visible.
+                let line = format!("{}\n", c.tag);
+                let _ = f.lock().unwrap().write_all(line.as_bytes());
+            }) as weald::stream::Callback<Commit>
+        }),
+        on_event: a.events.then(|| {
+            Arc::new(|e: &Event| match e {
+                Event::CheckpointStarted(v) => eprintln!("event: checkpoint started {v}"),
+                Event::CheckpointInstalled(v, p) => {
+                    eprintln!("event: checkpoint installed {v} {}", p.display())
+                }
+                Event::CheckpointFailed(v, why) => {
+                    eprintln!("event: checkpoint failed {v}: {why}")
+                }
+                Event::SegmentRotated(v) => eprintln!("event: segment rotated {v}"),
+            }) as weald::stream::Callback<Event>
+        }),
+        checkpoint_pause: a.test_checkpoint_pause_ms.map(Duration::from_millis),
+        ..StoreOptions::default()
+    };
+    let store = open_or_create(&a, opts, quiet)?;
+    weald::with_store!(store, s => drive(s, &a, query, quiet))
+}
+
+/// Open the data directory, or create it (from `--base` if given).
+fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<AnyStore> {
+    let fresh = !a.data.exists()
+        || std::fs::read_dir(&a.data)
+            .map_err(|e| WealdError::io(&a.data, e))?
+            .next()
+            .is_none();
+    if !fresh {
+        if a.base.is_some() {
+            return Err(WealdError::Invalid(format!(
+                "{}: the data directory already holds a graph; --base only starts a new one",
+                a.data.display()
+            )));
+        }
+        return AnyStore::open(&a.data, opts);
+    }
+    let combine: Combine = a.combine.parse().map_err(WealdError::Invalid)?;
+    let mut layout = Layout {
+        directed: a.load.is_directed(),
+        in_edges: true,
+        b: a.load.chunk_b(),
+        combine,
+    };
+    let base = match &a.base {
+        Some(p) => {
+            let mut load = a.load.clone();
+            load.keep_ids = true;
+            let (loaded, _) = load.load(p, quiet)?;
+            layout.directed = loaded.graph.is_directed();
+            Some(loaded.graph)
+        }
+        None => None,
+    };
+    let weight = match (&a.weight_type, &base) {
+        (Some(w), _) => w.clone(),
+        (None, Some(g)) => g.weight_name().to_string(),
+        (None, None) if a.load.is_weighted() => "i32".into(),
+        (None, None) => "none".into(),
+    };
+    fn make<W: Weight>(
+        dir: &Path,
+        layout: Layout,
+        base: Option<&Csr<W>>,
+        opts: StoreOptions,
+    ) -> Result<Store<W>>
+    where
+        AnyCsr: From<Csr<W>>,
+    {
+        let g = base.map(|c| CTreeGraph::from_csr(c, layout.b));
+        Store::create(dir, layout, g, opts)
+    }
+    let mismatch = |w: &str| {
+        WealdError::WeightMismatch(format!(
+            "--weight-type {w} differs from the base graph's weights ({})",
+            base.as_ref().map_or("none", |g| g.weight_name())
+        ))
+    };
+    Ok(match (weight.as_str(), &base) {
+        ("none", None) => AnyStore::Unweighted(make::<()>(&a.data, layout, None, opts)?),
+        ("i32", None) => AnyStore::Int(make::<i32>(&a.data, layout, None, opts)?),
+        ("f64", None) => AnyStore::Float(make::<f64>(&a.data, layout, None, opts)?),
+        ("none", Some(AnyCsr::Unweighted(g))) => {
+            AnyStore::Unweighted(make(&a.data, layout, Some(g), opts)?)
+        }
+        ("i32", Some(AnyCsr::Int(g))) => AnyStore::Int(make(&a.data, layout, Some(g), opts)?),
+        ("f64", Some(AnyCsr::Float(g))) => AnyStore::Float(make(&a.data, layout, Some(g), opts)?),
+        ("none" | "i32" | "f64", Some(_)) => return Err(mismatch(&weight)),
+        (w, _) => {
+            return Err(WealdError::Invalid(format!(
+                "unknown --weight-type `{w}` (expected none, i32 or f64)"
+            )))
+        }
+    })
+}
+
+/// A source of `(input line, update)` pairs.
+type Source<W> = Box<dyn Iterator<Item = Result<(u64, Update<W>)>>>;
+
+fn update_lines<W: Weight>(path: &Path) -> Result<Source<W>> {
+    let reader: Box<dyn BufRead> = if path == Path::new("-") {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            File::open(path).map_err(|e| WealdError::io(path, e))?,
+        ))
+    };
+    let path = path.to_path_buf();
+    Ok(Box::new(reader.lines().enumerate().filter_map(
+        move |(i, l)| {
+            let line = i as u64 + 1;
+            match l {
+                Err(e) => Some(Err(WealdError::io(&path, e))),
+                Ok(text) => match Update::<W>::parse(&text) {
+                    Ok(Some(u)) => Some(Ok((line, u))),
+                    Ok(None) => None,
+                    Err(m) => Some(Err(WealdError::parse(&path, line, m))),
+                },
+            }
+        },
+    )))
+}
+
+/// A timestamped edge list in time order (stable for equal times), as insertions, with
+/// deletions of edges that leave the window.
+fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Source<W>> {
+    let f = File::open(path).map_err(|e| WealdError::io(path, e))?;
+    let mut rows: Vec<(f64, u64, Vertex, Vertex, W)> = Vec::new();
+    for (i, l) in BufReader::new(f).lines().enumerate() {
+        let line = i as u64 + 1;
+        let text = l.map_err(|e| WealdError::io(path, e))?;
+        let t = text.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with('%') {
+            continue;
+        }
+        let fields: Vec<&str> = t
+            .split(|c: char| c == ',' || c.is_ascii_whitespace())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if rows.is_empty() && fields.first().is_some_and(|f| f.parse::<f64>().is_err()) {
+            continue; // a header line
+        }
+        let bad = |m: String| WealdError::parse(path, line, m);
+        let (u, v, w, time) = match fields.len() {
+            3 => (fields[0], fields[1], None, fields[2]),
+            4 => (fields[0], fields[1], Some(fields[2]), fields[3]),
+            k => {
+                return Err(bad(format!(
+                    "expected `u v t` or `u v w t`, found {k} field(s)"
+                )))
+            }
+        };
+        let id = |s: &str| {
+            s.parse::<Vertex>()
+                .map_err(|_| bad(format!("`{s}` is not a vertex id")))
+        };
+        let time: f64 = time
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite())
+            .ok_or_else(|| bad(format!("`{time}` is not a time")))?;
+        let w = match w {
+            Some(x) if W::WEIGHTED => {
+                W::parse(x).ok_or_else(|| bad(format!("`{x}` is not a {} weight", W::NAME)))?
+            }
+            _ if W::WEIGHTED => W::parse("1").unwrap_or_default(),
+            _ => W::default(),
+        };
+        rows.push((time, line, id(u)?, id(v)?, w));
+    }
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let Some(window) = window else {
+        return Ok(Box::new(rows.into_iter().map(|(_, line, u, v, w)| {
+            Ok((line, Update::InsertEdge(u, v, w)))
+        })));
+    };
+    // Sliding window: before each insertion at time t, delete the edges whose newest insertion
+    // is older than t - window.
+    let mut out = Vec::with_capacity(rows.len() * 2);
+    let mut live: VecDeque<(f64, Vertex, Vertex)> = VecDeque::new();
+    let mut newest: HashMap<(Vertex, Vertex), f64> = HashMap::new();
+    for (t, line, u, v, w) in rows {
+        while let Some(&(t0, a, b)) = live.front() {
+            if t0 >= t - window {
+                break;
+            }
+            live.pop_front();
+            if newest.get(&(a, b)) == Some(&t0) {
+                newest.remove(&(a, b));
+                out.push(Ok((line, Update::DeleteEdge(a, b))));
+            }
+        }
+        live.push_back((t, u, v));
+        newest.insert((u, v), t);
+        out.push(Ok((line, Update::InsertEdge(u, v, w))));
+    }
+    Ok(Box::new(out.into_iter()))
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    xs.sort_by(f64::total_cmp);
+    (!xs.is_empty()).then(|| percentile(&xs, 0.5))
+}
+
+/// One query on a snapshot of the newest version; returns its seconds (flattening included).
+fn query_once<W: Weight>(
+    snap: &weald::storage::ctree::Snapshot<W>,
+    alg: Algorithm,
+    seed: u64,
+) -> Result<f64>
+where
+    AnyFlat: From<FlatSnapshot<W>>,
+{
+    let t = Instant::now();
+    let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(snap.graph())), None);
+    if g.num_arcs() == 0 {
+        return Ok(0.0);
+    }
+    let params = RunParams {
+        seed,
+        ..RunParams::default()
+    };
+    runner::run(&g, alg, &params)?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+fn drive<W: Weight>(
+    store: Store<W>,
+    a: &StreamArgs,
+    query: Option<Algorithm>,
+    quiet: bool,
+) -> Result<ExitCode>
+where
+    AnyCsr: From<Csr<W>>,
+    AnyFlat: From<FlatSnapshot<W>>,
+{
+    let rec = store.recovery().clone();
+    let source: Source<W> = match (&a.updates, &a.temporal) {
+        (Some(p), _) => update_lines(p)?,
+        (None, Some(p)) => temporal_updates(p, a.window)?,
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let producer = store.producer();
+    let done = AtomicBool::new(false);
+    let start = Instant::now();
+    let spin = Spinner::new(quiet, "streaming");
+    let (sent, input_error, concurrent) = std::thread::scope(|sc| {
+        let querier = query.map(|alg| {
+            let (store, done) = (&store, &done);
+            sc.spawn(move || -> Result<Vec<f64>> {
+                let mut lat = Vec::new();
+                let mut seed = 1;
+                while !done.load(Ordering::Acquire) {
+                    lat.push(query_once(&store.acquire(), alg, seed)?);
+                    seed += 1;
+                    if a.query_every > 0.0 {
+                        std::thread::sleep(Duration::from_secs_f64(a.query_every / 1e3));
+                    }
+                }
+                Ok(lat)
+            })
+        });
+        let mut sent = 0u64;
+        let mut input_error = None;
+        for item in source {
+            match item {
+                Ok((line, u)) => {
+                    if let Some(r) = a.rate {
+                        let due = start + Duration::from_secs_f64(sent as f64 / r);
+                        let now = Instant::now();
+                        if due > now {
+                            std::thread::sleep(due - now);
+                        }
+                    }
+                    if let Err(e) = producer.send_tagged(vec![u], line, false) {
+                        input_error = Some(e);
+                        break;
+                    }
+                    sent += 1;
+                }
+                Err(e) => {
+                    input_error = Some(e);
+                    break;
+                }
+            }
+        }
+        // Wait until everything sent is visible, then stop the querier.
+        let flushed = producer.flush().and_then(|t| t.wait());
+        done.store(true, Ordering::Release);
+        let concurrent = querier.map(|q| q.join().expect("query thread panicked"));
+        (sent, input_error.or(flushed.err()), concurrent)
+    });
+    let ingest_s = start.elapsed().as_secs_f64();
+    drop(spin);
+    if a.checkpoint_at_end && input_error.is_none() {
+        store.checkpoint()?.wait()?;
+    }
+    let concurrent = concurrent.transpose()?;
+    // The same number of queries (at most 20) on the final version with nothing else running.
+    let isolated = match (&concurrent, query) {
+        (Some(c), Some(alg)) => {
+            let snap = store.acquire();
+            let k = c.len().clamp(1, 20);
+            let mut lat = Vec::with_capacity(k);
+            for i in 0..k {
+                lat.push(query_once(&snap, alg, i as u64 + 1)?);
+            }
+            Some(lat)
+        }
+        _ => None,
+    };
+    let version = store.version();
+    let final_graph = store.acquire();
+    let (arcs, edges) = (
+        weald::Graph::num_arcs(final_graph.graph()),
+        weald::Graph::num_edges(final_graph.graph()),
+    );
+    drop(final_graph);
+    let failure = store.failure();
+    let stats = store.close();
+    let stats = match (stats, input_error) {
+        (_, Some(e)) => {
+            return Err(WealdError::Invalid(format!(
+                "{e} (updates before it were committed: the store is at version {version})"
+            )))
+        }
+        (Err(e), None) => return Err(e),
+        (Ok(s), None) => s,
+    };
+    debug_assert!(failure.is_none());
+    let mut vis: Vec<f64> = stats
+        .visibility_ns
+        .iter()
+        .map(|&x| x as f64 / 1e3)
+        .collect();
+    vis.sort_by(f64::total_cmp);
+    let obj = json!({
+        "data": a.data,
+        "created": rec.created,
+        "recovered_version": rec.version,
+        "version": version,
+        "updates": sent,
+        "batches": stats.batches,
+        "checkpoints": stats.checkpoints,
+        "fsync": a.fsync,
+        "threads": rayon::current_num_threads(),
+        "ingest_s": ingest_s,
+        "updates_per_s": if ingest_s > 0.0 { sent as f64 / ingest_s } else { 0.0 },
+        "visibility_latency_us": {"p50": percentile(&vis, 0.5), "p99": percentile(&vis, 0.99),
+                                  "max": vis.last().copied().unwrap_or(0.0)},
+        "query": a.query,
+        "queries": concurrent.as_ref().map(|c| c.len()),
+        "query_latency_s": {"concurrent": concurrent.and_then(median),
+                            "isolated": isolated.and_then(median)},
+        "edges": edges,
+        "arcs": arcs,
+    });
+    print_obj(&obj, a.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_obj(obj: &Value, as_json: bool) {
+    if as_json {
+        println!("{obj}");
+        return;
+    }
+    fn flat(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flat(&key, x, out);
+                }
+            }
+            Value::Null => out.push((prefix.to_string(), "-".into())),
+            _ => out.push((
+                prefix.to_string(),
+                v.to_string().trim_matches('"').to_string(),
+            )),
+        }
+    }
+    let mut rows = Vec::new();
+    flat("", obj, &mut rows);
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        println!("{k:<w$}  {v}");
+    }
+}
+
+fn report_json(dir: &Path, r: &RecoveryReport, m: &Manifest) -> Value {
+    json!({
+        "data": dir,
+        "weight_type": m.weight,
+        "directed": m.layout.directed,
+        "chunk_b": m.layout.b,
+        "version": r.version,
+        "tag": r.tag,
+        "arcs": r.arcs,
+        "checkpoint_version": r.checkpoint_version,
+        "checkpoint": r.checkpoint,
+        "bad_checkpoints": r.bad_checkpoints.iter().map(|(p, why)| json!({"file": p, "reason": why})).collect::<Vec<_>>(),
+        "records_replayed": r.records_replayed,
+        "updates_replayed": r.updates_replayed,
+        "log_segments": r.log_segments,
+        "dropped": r.dropped.as_ref().map(|d| json!({
+            "segment": d.segment, "offset": d.offset, "bytes": d.bytes, "reason": d.reason,
+            "inside": d.inside, "set_aside": d.set_aside})),
+        "recovery_s": r.elapsed.as_secs_f64(),
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct RecoverArgs {
+    #[arg(long)]
+    data: PathBuf,
+    /// Keep the valid prefix of a log damaged inside (not just at its tail) and set the rest
+    /// aside (renamed to *.wal.damaged) instead of refusing.
+    #[arg(long)]
+    salvage: bool,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn recover(a: RecoverArgs, quiet: bool) -> Result<ExitCode> {
+    let spin = Spinner::new(quiet, "recovering");
+    let store = AnyStore::open(
+        &a.data,
+        StoreOptions {
+            salvage: a.salvage,
+            ..StoreOptions::default()
+        },
+    )?;
+    drop(spin);
+    let obj = report_json(&a.data, store.recovery(), store.manifest());
+    store.close()?;
+    print_obj(&obj, a.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct VersionsArgs {
+    #[arg(long)]
+    data: PathBuf,
+    /// Pin a version by name: `NAME=VERSION` (kept on disk until unpinned).
+    #[arg(long)]
+    pin: Option<String>,
+    /// Remove a pin.
+    #[arg(long)]
+    unpin: Option<String>,
+    /// One JSON array on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn versions(a: VersionsArgs, _quiet: bool) -> Result<ExitCode> {
+    let store = AnyStore::open(&a.data, StoreOptions::default())?;
+    if let Some(p) = &a.pin {
+        let (name, v) = p
+            .split_once('=')
+            .and_then(|(n, v)| Some((n, v.parse::<u64>().ok()?)))
+            .ok_or_else(|| WealdError::Invalid(format!("--pin `{p}`: expected NAME=VERSION")))?;
+        weald::with_store!(&store, s => s.pin(name, v))?;
+    }
+    if let Some(n) = &a.unpin {
+        weald::with_store!(&store, s => s.unpin(n))?;
+    }
+    let vs = store.versions()?;
+    store.close()?;
+    if a.json {
+        let arr: Vec<Value> = vs
+            .iter()
+            .map(|v| {
+                json!({"version": v.version, "time_ns": v.time_ns, "tag": v.tag, "arcs": v.arcs,
+                       "edges": v.edges, "pins": v.pins, "in_memory": v.in_memory, "on_disk": v.on_disk})
+            })
+            .collect();
+        println!("{}", Value::Array(arr));
+    } else {
+        println!(
+            "{:>10} {:>20} {:>12} {:>12} {:>10}  pins",
+            "version", "commit time (ns)", "edges", "tag", "on disk"
+        );
+        for v in vs {
+            println!(
+                "{:>10} {:>20} {:>12} {:>12} {:>10}  {}",
+                v.version,
+                v.time_ns,
+                v.edges,
+                v.tag,
+                v.on_disk,
+                v.pins.join(",")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// The output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Output format (default: by extension): edgelist, ligra, binary.
+    #[arg(long)]
+    format: Option<String>,
+}
+
+pub fn export(a: ExportArgs, quiet: bool) -> Result<ExitCode> {
+    let dir = a
+        .data
+        .data
+        .clone()
+        .ok_or_else(|| WealdError::Invalid("--data is required".into()))?;
+    let (_, g, _) = a.data.graph(&dir, quiet)?;
+    let format = crate::commands::out_format(&a.out, a.format.as_deref())?;
+    weald::io::save(&g.to_csr(), &a.out, Some(format))?;
+    Ok(ExitCode::SUCCESS)
+}
