@@ -243,3 +243,234 @@ fn bench_updates_reports_every_batch_size() {
         b[1]["insert_eps"].as_f64().unwrap() > 0.0 && b[1]["delete_eps"].as_f64().unwrap() > 0.0
     );
 }
+
+/// Writes `lines` to a file in `dir` and returns its path as a string.
+fn write_file(dir: &Path, name: &str, lines: &[&str]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// The edge set of an edge-list file written by `weald export` (each undirected edge once).
+fn edge_set(path: &Path) -> std::collections::BTreeSet<(u32, u32)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split_whitespace().map(|x| x.parse::<u32>().unwrap());
+            let (a, b) = (f.next().unwrap(), f.next().unwrap());
+            (a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+#[test]
+fn stream_then_recover_versions_export_info_and_run_on_the_data_directory() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let d = dir.to_str().unwrap();
+    // Batches of 2 updates: versions 1..=4 after the stream.
+    let ups = write_file(
+        t.path(),
+        "ups.txt",
+        &[
+            "# a triangle, then a tail, then deletions",
+            "+ 0 1",
+            "+ 1 2",
+            "+ 2 0",
+            "+ 2 3",
+            "- 0 1",
+            "+ 3 4",
+            "-v 2",
+            "+ 4 5",
+        ],
+    );
+    let v = json(&weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d,
+        "--updates",
+        &ups,
+        "--batch",
+        "2",
+        "--fsync",
+        "always",
+        "--json",
+    ]));
+    assert_eq!(v["updates"], 8);
+    assert_eq!(v["created"], true);
+    assert_eq!(v["version"], 4);
+    // After all updates: {3-4, 4-5} (vertex 2 and its edges are gone, 0-1 deleted).
+    assert_eq!(v["edges"], 2);
+    for k in [
+        "updates_per_s",
+        "visibility_latency_us",
+        "query_latency_s",
+        "batches",
+    ] {
+        assert!(
+            !v[k].is_null() || k == "query_latency_s",
+            "missing {k}: {v}"
+        );
+    }
+    assert!(v["visibility_latency_us"]["p50"].as_f64().unwrap() >= 0.0);
+
+    let r = json(&weald(&["-q", "recover", "--data", d, "--json"]));
+    assert_eq!(r["version"], 4);
+    assert_eq!(
+        r["tag"], 9,
+        "the input line of the last acknowledged update"
+    );
+    assert!(r["dropped"].is_null());
+
+    let vs = json(&weald(&["-q", "versions", "--data", d, "--json"]));
+    let vs = vs.as_array().unwrap();
+    assert!(
+        vs.iter().any(|x| x["version"] == 4 && x["edges"] == 2),
+        "{vs:?}"
+    );
+
+    // Version 2 is the triangle plus 2-3: 4 edges.
+    let out = t.path().join("v2.el");
+    let o = weald(&[
+        "-q",
+        "export",
+        "--data",
+        d,
+        "--version",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: std::collections::BTreeSet<(u32, u32)> =
+        [(0, 1), (1, 2), (0, 2), (2, 3)].into_iter().collect();
+    assert_eq!(edge_set(&out), want);
+
+    let i = json(&weald(&["-q", "info", "--data", d, "--json"]));
+    assert_eq!(i["edges"], 2);
+    let i = json(&weald(&[
+        "-q",
+        "info",
+        "--data",
+        d,
+        "--version",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(i["edges"], 4);
+    let c = json(&weald(&[
+        "-q",
+        "run",
+        "cc",
+        "--data",
+        d,
+        "--version",
+        "2",
+        "--verify",
+        "--json",
+    ]));
+    assert_eq!(c["verified"], true);
+
+    // Pins survive reopening; an unknown version cannot be pinned.
+    assert!(weald(&["-q", "versions", "--data", d, "--pin", "before=4"])
+        .status
+        .success());
+    let vs = json(&weald(&["-q", "versions", "--data", d, "--json"]));
+    assert!(vs
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["pins"][0] == "before"));
+    let o = weald(&["-q", "versions", "--data", d, "--pin", "x=999"]);
+    assert!(!o.status.success());
+
+    // A second stream continues from the recovered version.
+    let more = write_file(t.path(), "more.txt", &["+ 5 6", "+ 6 7"]);
+    let v = json(&weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d,
+        "--updates",
+        &more,
+        "--json",
+    ]));
+    assert_eq!(v["created"], false);
+    assert_eq!(v["recovered_version"], 4);
+    assert_eq!(v["edges"], 4);
+}
+
+#[test]
+fn stream_bad_input_is_a_clear_error_with_file_and_line() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    let d = dir.to_str().unwrap();
+    let ups = write_file(t.path(), "bad.txt", &["+ 0 1", "+ 1 2", "+ 2 x"]);
+    let o = weald(&["-q", "stream", "--data", d, "--updates", &ups]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("bad.txt") && e.contains('3'), "{e}");
+    assert!(e.contains("committed"), "says what was kept: {e}");
+    // The updates before the bad line were acknowledged, so they are durable.
+    let i = json(&weald(&["-q", "info", "--data", d, "--json"]));
+    assert_eq!(i["edges"], 2);
+
+    // Not a Weald directory, and a graph file given as --data.
+    let foreign = t.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "hello").unwrap();
+    let o = weald(&["-q", "recover", "--data", foreign.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("not a Weald data directory"),
+        "{}",
+        stderr(&o)
+    );
+    let o = weald(&["-q", "info", "--data", &ups]);
+    assert!(!o.status.success());
+    // Unknown fsync policy.
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d,
+        "--updates",
+        &ups,
+        "--fsync",
+        "sometimes",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("fsync"), "{}", stderr(&o));
+}
+
+#[test]
+fn stream_temporal_window_and_concurrent_query() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("data");
+    // Out of time order on purpose: the replay sorts by time.
+    let tf = write_file(
+        t.path(),
+        "temporal.txt",
+        &["0 1 10", "1 2 20", "2 3 30", "3 4 40", "0 4 5"],
+    );
+    let v = json(&weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d.to_str().unwrap(),
+        "--temporal",
+        &tf,
+        "--window",
+        "15",
+        "--query",
+        "bfs",
+        "--json",
+    ]));
+    // With a window of 15, at time 40 only edges with t > 25 remain: 2-3 and 3-4.
+    assert_eq!(v["edges"], 2, "{v}");
+    assert!(v["query_latency_s"]["isolated"].as_f64().unwrap() >= 0.0);
+    assert!(v["queries"].as_u64().unwrap() >= 1);
+}
