@@ -90,6 +90,10 @@ def write(out: Path, payload: dict) -> None:
                 name = f"**{r['system']}**" if r["system"] == "weald" else r["system"]
                 lines.append(f"| {case} | {graph} | {t} | {name} | " + " | ".join(cells) + " |")
         lines.append("")
+        notes = [r for r in rows if r.get("check", {}).get("note")]
+        if notes:
+            lines += [f"- {r['case']}, {r['system']}, {r['threads']} thread(s): {r['check']['note']}" for r in notes]
+            lines.append("")
         for p in plots.get(suite, []):
             lines += [f"![{suite}](img/{p.name})", ""]
     out.write_text("\n".join(lines) + "\n")

@@ -30,7 +30,7 @@ import harness  # noqa: E402
 import report  # noqa: E402
 from suites.common import Context  # noqa: E402
 
-SUITES = ["load", "static", "updates"]
+SUITES = ["load", "static", "updates", "stream"]
 
 
 def main() -> int:
@@ -119,6 +119,8 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
         if data.get("verified") is not None:
             check["verified"] = data["verified"]
         return times, check
+    if case.suite == "stream":  # `weald bench stream --json`: {"times", "check"} like the peers
+        return data["times"], data.get("check", {})
     if system == "weald" and case.suite == "updates":  # `weald bench updates --json`
         b = data["batches"][0]
         op = case.name.split()[0]

@@ -48,6 +48,7 @@ pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
         Command::Run(a) => run(a, quiet),
         Command::Demo(a) => demo(a, quiet),
         Command::Bench(BenchCommand::Updates(a)) => bench_updates(a, quiet),
+        Command::Bench(BenchCommand::Stream(a)) => crate::stream::bench_stream(a, quiet),
         Command::Stream(a) => crate::stream::stream(a, quiet),
         Command::Recover(a) => crate::stream::recover(a, quiet),
         Command::Versions(a) => crate::stream::versions(a, quiet),
@@ -60,6 +61,9 @@ pub enum BenchCommand {
     /// Aspen's batch-update experiment: batches of RMAT-sampled edges inserted (both
     /// directions) into the C-tree graph, then deleted; edges per second at each batch size.
     Updates(UpdatesArgs),
+    /// Aspen's concurrent update-and-query experiment on the durable store (visibility latency,
+    /// BFS under ingest), the log's cost on batch ingest, and recovery time of a long log.
+    Stream(crate::stream::BenchStreamArgs),
 }
 
 #[derive(Args, Debug)]
@@ -80,14 +84,8 @@ pub struct UpdatesArgs {
     load: LoadArgs,
 }
 
-fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
-    if a.load.backend != "ctree" {
-        if a.load.backend != "csr" {
-            a.load.backend.parse::<Backend>()?;
-        }
-        a.load.backend = "ctree".into(); // the static CSR cannot be updated
-    }
-    let lg = a.load.load_graph(&a.file, quiet)?;
+fn bench_updates(a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
+    let lg = a.load.load_ctree(&a.file, quiet)?;
     let (g, build_s) = (lg.graph, lg.convert_s);
     let spin = Spinner::new(quiet, "batch updates");
     let rows = match &g {
@@ -221,7 +219,16 @@ impl LoadArgs {
     }
 
     /// Load, then move the graph into the chosen backend.
-    fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
+    /// Load into the C-tree backend whatever `--backend` says (for experiments that update the
+    /// graph: the static CSR cannot be updated).
+    pub(crate) fn load_ctree(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
+        self.backend.parse::<Backend>()?;
+        let mut a = self.clone();
+        a.backend = "ctree".into();
+        a.load_graph(path, quiet)
+    }
+
+    pub(crate) fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
         let backend: Backend = self.backend.parse()?;
         if self.chunk_b < 2 {
             return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
@@ -251,8 +258,8 @@ impl LoadArgs {
 }
 
 /// A graph loaded by a command, with what loading it took.
-struct LoadedGraph {
-    graph: AnyGraph,
+pub(crate) struct LoadedGraph {
+    pub(crate) graph: AnyGraph,
     stats: weald::storage::BuildStats,
     format: Format,
     parse_s: f64,

@@ -700,3 +700,192 @@ pub fn export(a: ExportArgs, quiet: bool) -> Result<ExitCode> {
     weald::io::save(&g.to_csr(), &a.out, Some(format))?;
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Args, Debug)]
+pub struct BenchStreamArgs {
+    /// The graph (loaded into C-trees; Aspen used RMAT scale 20 symmetrised).
+    file: PathBuf,
+    /// concurrent (visibility latency and BFS under ingest), ingest (batches through the log
+    /// vs. no log), or recovery (reopen a store whose log holds --log-updates updates).
+    #[arg(long, default_value = "concurrent")]
+    experiment: String,
+    /// Log policy of the store: always, interval, never; `none` (ingest only): no log at all.
+    #[arg(long, default_value = "never")]
+    fsync: String,
+    /// Edges sampled for the update stream (90% re-inserted, 10% deleted).
+    #[arg(long, default_value_t = 2_000_000)]
+    sample: usize,
+    /// concurrent: stream only the first this many updates (each is acknowledged before the
+    /// next is sent).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// concurrent: no BFS thread (visibility latency alone).
+    #[arg(long)]
+    no_query: bool,
+    /// ingest and recovery: updates per batch.
+    #[arg(long, default_value_t = 100_000)]
+    batch: usize,
+    /// recovery: updates in the log.
+    #[arg(long, default_value_t = 10_000_000)]
+    log_updates: usize,
+    /// Where the experiment's data directory goes (removed afterwards).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    #[arg(long, default_value_t = 3)]
+    trials: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    load: LoadArgs,
+}
+
+pub fn bench_stream(a: BenchStreamArgs, quiet: bool) -> Result<ExitCode> {
+    let lg = a.load.load_ctree(&a.file, quiet)?;
+    let dir = a.dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("weald-bench-stream-{}", std::process::id()))
+    });
+    let out = match &lg.graph {
+        AnyGraph::CTree(AnyFlat::Unweighted(f), _) => {
+            bench_stream_typed(f.graph(), &a, &dir, quiet)
+        }
+        AnyGraph::CTree(AnyFlat::Int(f), _) => bench_stream_typed(f.graph(), &a, &dir, quiet),
+        AnyGraph::CTree(AnyFlat::Float(f), _) => bench_stream_typed(f.graph(), &a, &dir, quiet),
+        AnyGraph::Csr(_) => unreachable!("loaded into C-trees"),
+    };
+    if dir.exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let mut obj = out?;
+    obj["file"] = json!(a.file);
+    obj["vertices"] = json!(lg.graph.num_vertices());
+    obj["edges"] = json!(lg.graph.num_edges());
+    obj["threads"] = json!(rayon::current_num_threads());
+    print_obj(&obj, a.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_stream_typed<W: Weight>(
+    g: &CTreeGraph<W>,
+    a: &BenchStreamArgs,
+    dir: &Path,
+    quiet: bool,
+) -> Result<Value>
+where
+    AnyCsr: From<Csr<W>>,
+{
+    use weald::experiments::stream as exp;
+    let spin = Spinner::new(quiet, "preparing the update stream");
+    let w = exp::Workload::aspen(g, a.sample, a.seed)?;
+    drop(spin);
+    let trials = a.trials.max(1);
+    let fsync = || a.fsync.parse::<Fsync>();
+    let spin = Spinner::new(quiet, &format!("{} experiment", a.experiment));
+    let obj = match a.experiment.as_str() {
+        "concurrent" => {
+            let limit = a.limit.unwrap_or(usize::MAX);
+            let mut runs = Vec::new();
+            for t in 0..trials {
+                let seed = a.seed + t as u64;
+                runs.push(exp::concurrent(
+                    &w,
+                    dir,
+                    fsync()?,
+                    limit,
+                    !a.no_query,
+                    seed,
+                )?);
+            }
+            let p50: Vec<f64> = runs.iter().map(|r| r.visibility_p50_us / 1e6).collect();
+            let (conc, iso): (Vec<f64>, Vec<f64>) = (
+                runs.iter()
+                    .flat_map(|r| r.bfs_concurrent_s.clone())
+                    .collect(),
+                runs.iter().flat_map(|r| r.bfs_isolated_s.clone()).collect(),
+            );
+            let (mc, mi) = (median(conc.clone()), median(iso.clone()));
+            let slowdown = mc.zip(mi).map(|(c, i)| c / i - 1.0);
+            let ups = runs[0].updates as f64;
+            let per_s = median(runs.iter().map(|r| ups / r.seconds).collect());
+            let note = format!(
+                "{} updates one at a time; visibility p50 {:.1} µs, p99 {:.1} µs, mean {:.1} µs; {}",
+                runs[0].updates,
+                median(runs.iter().map(|r| r.visibility_p50_us).collect()).unwrap_or(f64::NAN),
+                median(runs.iter().map(|r| r.visibility_p99_us).collect()).unwrap_or(f64::NAN),
+                median(runs.iter().map(|r| r.visibility_mean_us).collect()).unwrap_or(f64::NAN),
+                match (mc, mi, slowdown) {
+                    (Some(c), Some(i), Some(s)) => format!(
+                        "BFS {:.1} ms concurrent ({} runs) vs {:.1} ms isolated ({} runs): {:+.1}%",
+                        c * 1e3,
+                        conc.len(),
+                        i * 1e3,
+                        iso.len(),
+                        s * 1e2
+                    ),
+                    _ => "no BFS".into(),
+                }
+            );
+            json!({
+                "experiment": "concurrent", "fsync": a.fsync, "updates": runs[0].updates,
+                "times": p50,
+                "updates_per_s": per_s,
+                "visibility_latency_us": {
+                    "p50": runs.iter().map(|r| r.visibility_p50_us).collect::<Vec<_>>(),
+                    "p99": runs.iter().map(|r| r.visibility_p99_us).collect::<Vec<_>>(),
+                    "mean": runs.iter().map(|r| r.visibility_mean_us).collect::<Vec<_>>(),
+                    "max": runs.iter().map(|r| r.visibility_max_us).collect::<Vec<_>>()},
+                "bfs_s": {"concurrent": conc, "isolated": iso,
+                          "concurrent_median": mc, "isolated_median": mi, "slowdown": slowdown},
+                "check": {"note": note},
+            })
+        }
+        "ingest" => {
+            let log = match a.fsync.as_str() {
+                "none" => None,
+                _ => Some(fsync()?),
+            };
+            let mut secs = Vec::new();
+            for _ in 0..trials {
+                secs.push(exp::ingest(&w, log.map(|f| (dir, f)), a.batch)?);
+            }
+            let n = w.updates.len();
+            json!({
+                "experiment": "ingest", "fsync": a.fsync, "batch": a.batch, "updates": n,
+                "times": secs,
+                "updates_per_s": median(secs.iter().map(|s| n as f64 / s).collect()),
+                "check": {"size": n, "note": format!("{n} updates in batches of {}", a.batch)},
+            })
+        }
+        "recovery" => {
+            let mut runs = Vec::new();
+            for t in 0..trials {
+                runs.push(exp::recovery(
+                    &w,
+                    dir,
+                    a.log_updates,
+                    a.batch,
+                    a.seed + t as u64,
+                )?);
+            }
+            let r = &runs[0];
+            json!({
+                "experiment": "recovery", "updates": r.updates, "log_bytes": r.log_bytes,
+                "records_replayed": r.records_replayed, "updates_replayed": r.updates_replayed,
+                "times": runs.iter().map(|r| r.recover_s).collect::<Vec<_>>(),
+                "write_s": runs.iter().map(|r| r.write_s).collect::<Vec<_>>(),
+                "check": {"note": format!(
+                    "checkpoint of the base graph + a log of {} updates ({:.0} MiB, {} records) replayed",
+                    r.updates_replayed, r.log_bytes as f64 / (1 << 20) as f64, r.records_replayed)},
+            })
+        }
+        x => {
+            return Err(WealdError::Invalid(format!(
+                "unknown experiment `{x}` (expected concurrent, ingest or recovery)"
+            )))
+        }
+    };
+    drop(spin);
+    Ok(obj)
+}

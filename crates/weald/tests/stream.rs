@@ -593,3 +593,78 @@ fn base_graph_and_absent_vertices_round_trip_through_checkpoints() {
     assert_eq!(s.acquire().graph().vertices(), want);
     assert_eq!(s.acquire().find_edge(1, 0), Some(5));
 }
+
+#[test]
+fn aspen_workload_and_experiments_do_the_work_they_report() {
+    use weald::experiments::stream as exp;
+    use weald::storage::ctree::{CTreeGraph, CTreeOptions};
+    let el = weald::io::gen::rmat(&weald::io::gen::RmatParams {
+        scale: 10,
+        edge_factor: 8,
+        seed: 3,
+        ..Default::default()
+    });
+    let opts = CTreeOptions {
+        directed: false,
+        in_edges: false,
+        b: 16,
+    };
+    let g: CTreeGraph<()> =
+        CTreeGraph::from_edge_list(&el, opts, weald::graph::batch::Combine::Min).unwrap();
+    let w = exp::Workload::aspen(&g, 1000, 7).unwrap();
+    assert_eq!(w.updates.len(), 1000);
+    let ins: Vec<(Vertex, Vertex)> = w
+        .updates
+        .iter()
+        .filter_map(|u| match *u {
+            Update::InsertEdge(a, b, ()) => Some((a, b)),
+            _ => None,
+        })
+        .collect();
+    let del: Vec<(Vertex, Vertex)> = w
+        .updates
+        .iter()
+        .filter_map(|u| match *u {
+            Update::DeleteEdge(a, b) => Some((a, b)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!((ins.len(), del.len()), (900, 100));
+    // Re-inserted edges are missing from the start and present in the original; deleted ones
+    // are in both; the stream is a permutation (not all inserts first).
+    for &(a, b) in &ins {
+        assert!(g.find_edge(a, b).is_some() && w.start.find_edge(a, b).is_none());
+    }
+    for &(a, b) in &del {
+        assert!(w.start.find_edge(a, b).is_some());
+    }
+    let first_delete = w
+        .updates
+        .iter()
+        .position(|u| matches!(u, Update::DeleteEdge(..)))
+        .unwrap();
+    assert!(
+        first_delete < 500,
+        "deletions are spread through the stream"
+    );
+    assert_eq!(w.start.num_edges() + 900, g.num_edges());
+
+    let t = tempfile::tempdir().unwrap();
+    let r = exp::concurrent(&w, &t.path().join("c"), Fsync::Never, 200, true, 1).unwrap();
+    assert_eq!(r.updates, 200);
+    assert_eq!(
+        r.bfs_isolated_s.len(),
+        exp::PHASES * exp::ISOLATED_PER_PHASE
+    );
+    assert!(r.visibility_p50_us > 0.0 && r.visibility_p99_us >= r.visibility_p50_us);
+    // The store's log really holds the stream: reopening gives the streamed graph.
+    let s = Store::<()>::open(&t.path().join("c"), StoreOptions::default()).unwrap();
+    assert_eq!(s.recovery().updates_replayed, 200);
+    drop(s);
+    for log in [None, Some((t.path().join("i"), Fsync::Always))] {
+        let secs = exp::ingest(&w, log.as_ref().map(|(p, f)| (p.as_path(), *f)), 300).unwrap();
+        assert!(secs > 0.0);
+    }
+    let r = exp::recovery(&w, &t.path().join("r"), 5000, 1000, 1).unwrap();
+    assert_eq!((r.updates_replayed, r.records_replayed), (5000, 5));
+}

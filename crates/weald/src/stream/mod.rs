@@ -52,6 +52,7 @@ mod wal;
 pub use any::AnyStore;
 pub use checkpoint::CheckpointMeta;
 pub use history::{Retention, VersionInfo};
+pub(crate) use store::apply_in_order;
 pub use store::{
     Callback, Commit, Dropped, Event, Layout, Manifest, Producer, RecoveryReport, Store,
     StoreOptions, StreamStats, Ticket, DATA_FORMAT,

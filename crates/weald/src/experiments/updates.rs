@@ -1,6 +1,4 @@
-//! Reproducible experiments shared by the CLI (`weald bench ...`) and the benchmark harness.
-//!
-//! * [`batch_updates`] — Aspen's batch-update experiment (PLDI'19, §7.3): batches of
+//! [`batch_updates`] — Aspen's batch-update experiment (PLDI'19, §7.3): batches of
 //!   RMAT-sampled edges are inserted into the C-tree graph (each edge in both directions for a
 //!   symmetric graph), then deleted again; throughput is batch edges per second.
 
