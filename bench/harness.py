@@ -48,8 +48,26 @@ def ensure_venv(quiet: bool = False) -> Path:
     return venv_python()
 
 
+def weald_python() -> Path:
+    """Build Weald's Python package into the repository's .venv (scripts/python-env.sh: pinned
+    test requirements, maturin develop; incremental) and return that interpreter."""
+    log("building the weald Python package into .venv (scripts/python-env.sh)")
+    subprocess.run(["bash", str(ROOT / "scripts" / "python-env.sh")], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    return ROOT / ".venv" / "bin" / "python"
+
+
 def weald_binary() -> Path:
-    """Build the release `weald` binary (cargo is incremental, so this is cheap when current)."""
+    """Build the release `weald` binary (cargo is incremental, so this is cheap when current).
+
+    `WEALD_BIN` names a binary to use instead (the test script's --quick run uses the one the
+    tests built; timed runs should not)."""
+    if os.environ.get("WEALD_BIN"):
+        path = Path(os.environ["WEALD_BIN"])
+        log(f"using WEALD_BIN={path}")
+        if not path.is_file():
+            raise SystemExit(f"WEALD_BIN={path} does not exist")
+        return path
     log("cargo build --release -p weald-cli")
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "weald-cli"], cwd=ROOT, check=True)
     return ROOT / "target" / "release" / "weald"

@@ -3,7 +3,12 @@
     peers.py prepare EDGELIST OUT.npz        edge list (both directions) -> each edge once, int32
     peers.py meta IN.npz                     vertices, edges, a random non-isolated source
     peers.py load SYSTEM EDGELIST            time reading the text edge list into SYSTEM's graph
-    peers.py kernel SYSTEM CASE IN.npz --repeat R --source S [--tol T]
+    peers.py kernel SYSTEM CASE IN.npz --repeat R --source S [--tol T] [--inner K]
+
+SYSTEM is networkit, igraph, rustworkx, networkx, or weald-py (Weald's own Python package,
+`import weald`, which the harness runs with the repository's .venv interpreter). With --inner K
+each timed repeat calls the kernel K times and reports the time per call (call overhead on tiny
+graphs).
 
 Prints one JSON object as the last line: {"times": [...], "check": {...}}. A kernel is run once
 as a warm-up, then R timed times. Graph construction is not timed for kernels.
@@ -86,6 +91,11 @@ def build(system: str, n, u, v, w, weighted: bool):
         else:
             g.extend_from_edge_list(list(zip(u.tolist(), v.tolist())))
         return g
+    if system == "weald-py":
+        import weald
+
+        weald.set_num_threads(THREADS)
+        return weald.Graph.from_edges(u, v, weights=w if weighted else None, num_vertices=n)
     if system == "networkx":
         import networkx as nx
 
@@ -178,6 +188,23 @@ def kernel(system: str, case: str, g, source: int, tol: float):
             return f
         if case == "kcore":
             return lambda: {"max_core": max(rx.core_number(g).values(), default=0)}
+    if system == "weald-py":
+        import weald
+
+        if case == "bfs":
+            return lambda: {"reached": int(np.count_nonzero(weald.bfs(g, source) >= 0))}
+        if case == "pagerank":
+            return lambda: (weald.pagerank(g, tol=tol), {})[1]
+        if case == "cc":
+            return lambda: {"components": int(len(np.unique(weald.connected_components(g))))}
+        if case == "sssp":
+            return lambda: {"reached": int(np.count_nonzero(np.isfinite(weald.sssp(g, source))))}
+        if case == "tc":
+            return lambda: {"triangles": int(weald.triangle_count(g))}
+        if case == "kcore":
+            return lambda: {"max_core": int(weald.kcore(g).max(initial=0))}
+        if case == "mis":
+            return lambda: {"size": int(np.count_nonzero(weald.mis(g)))}
     if system == "networkx":
         import networkx as nx
 
@@ -297,6 +324,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--source", type=int, default=0)
     ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--inner", type=int, default=1, help="kernel calls per timed repeat")
     a = ap.parse_args()
     if a.mode == "prepare":
         prepare(a.args[0], a.args[1])
@@ -327,10 +355,12 @@ def main() -> None:
         return
     check = f()  # warm-up
     times = []
+    inner = max(1, a.inner)
     for _ in range(a.repeat):
         t = time.perf_counter()
-        check = f()
-        times.append(time.perf_counter() - t)
+        for _ in range(inner):
+            check = f()
+        times.append((time.perf_counter() - t) / inner)
     print(json.dumps({"times": times, "check": check, "peak_rss_mb": peak_rss_mb()}))
 
 

@@ -3,7 +3,8 @@
 
     python bench/run.py [--suite load static ...] [--scale 20] [--graphs rmat,uniform]
                         [--threads 1,2] [--repeat 5] [--rounds 2] [--cache DIR]
-                        [--out docs/benchmarks.md] [--json docs/benchmarks.json] [--quick]
+                        [--out docs/benchmarks.md] [--json docs/benchmarks.json] [--quick] [--merge]
+                        [--exclude SYSTEM,...]
 
 * installs the pinned peers into bench/.venv (requirements.txt) and builds `weald` in release;
 * generates the inputs once into --cache (never into the repository);
@@ -30,7 +31,7 @@ import harness  # noqa: E402
 import report  # noqa: E402
 from suites.common import Context  # noqa: E402
 
-SUITES = ["load", "static", "updates", "stream"]
+SUITES = ["load", "static", "updates", "stream", "python"]
 
 
 def main() -> int:
@@ -46,6 +47,9 @@ def main() -> int:
     ap.add_argument("--json", dest="json_out", default=None, help="raw results (default: --out with .json)")
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--quick", action="store_true", help="small scale, 1 repeat, 1 thread (CI)")
+    ap.add_argument("--exclude", default="", help="comma-separated systems not to run (e.g. rustworkx)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other suites' results from the existing --json file (re-run some suites)")
     a = ap.parse_args()
     argv_line = "python bench/run.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     if a.quick:
@@ -56,10 +60,17 @@ def main() -> int:
     weald = str(harness.weald_binary())
     cache = Path(a.cache) / f"s{a.scale}"
     graphs = [harness.prepare_graph(Path(weald), kind, a.scale, cache, Path(py)) for kind in a.graphs.split(",")]
-    ctx = Context(weald=weald, py=py, peers_script=str(harness.BENCH / "peers.py"), graphs=graphs, quick=a.quick)
+    ctx = Context(weald=weald, py=py, peers_script=str(harness.BENCH / "peers.py"), graphs=graphs, quick=a.quick,
+                  cache=str(cache))
+    if "python" in a.suite:
+        ctx.weald_py = str(harness.weald_python())
     cases = []
     for s in a.suite:
         cases += importlib.import_module(f"suites.{s}").cases(ctx)
+    excluded = {x for x in a.exclude.split(",") if x}
+    for case in cases:
+        for x in excluded:
+            case.systems.pop(x, None)
     results: list[harness.Measurement] = []
     per_round = max(1, a.repeat // max(1, a.rounds))
     for case in cases:
@@ -96,6 +107,15 @@ def main() -> int:
     json_out = Path(a.json_out) if a.json_out else Path(a.out).with_suffix(".json")
     payload = {"command": argv_line, "machine": info, "results": [vars(m) | {"median": m.median} for m in results],
                "mismatches": mismatches}
+    if a.merge and json_out.exists():
+        old = json.loads(json_out.read_text())
+        kept = [r for r in old["results"] if r["suite"] not in a.suite]
+        payload["results"] = kept + payload["results"]
+        payload["command"] = old["command"] + "\n" + argv_line
+        labels = {g["label"] for g in info["graphs"]}
+        info["graphs"] += [g for g in old["machine"]["graphs"] if g["label"] not in labels]
+        payload["mismatches"] = [m for m in old.get("mismatches", [])
+                                 if m.split("/")[0] not in a.suite] + mismatches
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     json_out.write_text(json.dumps(payload, indent=1))
     report.write(Path(a.out), payload)

@@ -31,3 +31,5 @@ class Context:
     graphs: list  # harness.Graph
     quick: bool
     tol: float = 1e-4
+    cache: str = ""  # where inputs are cached (suites that need extra inputs put them here)
+    weald_py: str = ""  # the interpreter with `import weald` (set when the python suite runs)
