@@ -20,7 +20,7 @@ from pathlib import Path
 import harness
 
 from .common import Case, Context
-from .static import KERNELS, SOURCED
+from .static import KERNELS, weald_run_argv
 
 TINY_SCALE = 6
 OVERHEAD_PEERS = ("networkit", "igraph", "rustworkx", "networkx")
@@ -42,16 +42,7 @@ def cases(ctx: Context) -> list[Case]:
     for k in KERNELS_HERE:
         key = KERNELS[k][1]
         c = Case("python", k, g.label, guard=(key,) if key else (), check_key=key)
-
-        def weald_argv(t, r, k=k):
-            argv = [ctx.weald, "--threads", str(t), "-q", "run", k, str(g.binary), "--json", "--trials", str(r + 1)]
-            if k in SOURCED:
-                argv += ["--source", str(g.source)]
-            if k == "pagerank":
-                argv += ["--tol", str(ctx.tol)]
-            return argv
-
-        c.systems["weald"] = weald_argv
+        c.systems["weald"] = lambda t, r, k=k: weald_run_argv(ctx, g, k, t, r)
         c.systems["weald-py"] = lambda t, r, k=k: [
             ctx.weald_py, ctx.peers_script, "kernel", "weald-py", k, str(g.npz), "--repeat", str(r),
             "--source", str(g.source), "--tol", str(ctx.tol)]

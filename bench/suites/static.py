@@ -22,22 +22,23 @@ KERNELS = {
 SOURCED = {"bfs", "bc", "sssp"}
 
 
+def weald_run_argv(ctx: Context, g, k: str, t: int, r: int) -> list:
+    """`weald run K` on graph `g` with `r` timed trials after a warm-up (the first trial)."""
+    f = g.wbinary if k == "sssp" else g.binary
+    argv = [ctx.weald, "--threads", str(t), "-q", "run", k, str(f), "--json", "--trials", str(r + 1)]
+    if k in SOURCED:
+        argv += ["--source", str(g.source)]
+    if k == "pagerank":
+        argv += ["--tol", str(ctx.tol)]
+    return argv
+
+
 def cases(ctx: Context) -> list[Case]:
     out = []
     for g in ctx.graphs:
         for k, (peers, key) in KERNELS.items():
             c = Case("static", k, g.label, guard=(key,) if key else (), check_key=key)
-            f = g.wbinary if k == "sssp" else g.binary
-
-            def weald_argv(t, r, k=k, f=f, g=g):
-                argv = [ctx.weald, "--threads", str(t), "-q", "run", k, str(f), "--json", "--trials", str(r + 1)]
-                if k in SOURCED:
-                    argv += ["--source", str(g.source)]
-                if k == "pagerank":
-                    argv += ["--tol", str(ctx.tol)]
-                return argv
-
-            c.systems["weald"] = weald_argv
+            c.systems["weald"] = lambda t, r, k=k, g=g: weald_run_argv(ctx, g, k, t, r)
             for p in peers:
                 if p == "networkx" and g.vertices > 70_000:
                     continue  # networkx only at small scale

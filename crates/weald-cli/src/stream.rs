@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use weald::graph::batch::Combine;
-use weald::runner::{self, Algorithm, RunParams};
+use weald::runner::{self, percentile, Algorithm, RunParams};
 use weald::storage::ctree::{CTreeGraph, FlatSnapshot};
 use weald::storage::{AnyCsr, Csr};
 use weald::stream::{
@@ -366,14 +366,6 @@ fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Sourc
     Ok(Box::new(out.into_iter()))
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
-}
-
 fn median(mut xs: Vec<f64>) -> Option<f64> {
     xs.sort_by(f64::total_cmp);
     (!xs.is_empty()).then(|| percentile(&xs, 0.5))
@@ -505,12 +497,7 @@ where
         (Ok(s), None) => s,
     };
     debug_assert!(failure.is_none());
-    let mut vis: Vec<f64> = stats
-        .visibility_ns
-        .iter()
-        .map(|&x| x as f64 / 1e3)
-        .collect();
-    vis.sort_by(f64::total_cmp);
+    let vis = stats.visibility_us();
     let obj = json!({
         "data": a.data,
         "created": rec.created,

@@ -180,6 +180,14 @@ impl Report {
     }
 }
 
+/// The `p`-quantile (0..=1) of an ascending list by nearest rank; NaN if it is empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() - 1) as f64 * p.clamp(0.0, 1.0)).round() as usize]
+}
+
 /// Median of a list of numbers (the mean of the middle two for even lengths).
 pub fn median(xs: &[f64]) -> f64 {
     if xs.is_empty() {

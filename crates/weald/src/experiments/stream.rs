@@ -17,6 +17,7 @@
 //! `--threads` of the CLI); the store's writer and the producer are one extra OS thread each,
 //! as in Aspen, whose writer is one of the machine's threads.
 
+use crate::runner::percentile;
 use crate::stream::{Fsync, Layout, Retention, Store, StoreOptions, Update};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,13 +114,6 @@ fn fresh_dir(dir: &Path) -> Result<()> {
         std::fs::remove_dir_all(dir).map_err(|e| WealdError::io(dir, e))?;
     }
     Ok(())
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 /// What [`concurrent`] measured.
@@ -231,12 +225,7 @@ where
     }
     drop(producer);
     let stats = store.close()?;
-    let mut vis: Vec<f64> = stats
-        .visibility_ns
-        .iter()
-        .map(|&x| x as f64 / 1e3)
-        .collect();
-    vis.sort_by(f64::total_cmp);
+    let vis = stats.visibility_us();
     Ok(ConcurrentResult {
         updates: ups.len(),
         seconds,

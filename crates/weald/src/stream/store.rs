@@ -284,6 +284,15 @@ pub struct StreamStats {
     pub visibility_ns: Vec<u64>,
 }
 
+impl StreamStats {
+    /// The visibility latencies in microseconds, ascending (for percentiles).
+    pub fn visibility_us(&self) -> Vec<f64> {
+        let mut v: Vec<f64> = self.visibility_ns.iter().map(|&x| x as f64 / 1e3).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+}
+
 const MAX_LATENCY_SAMPLES: usize = 1 << 24;
 
 struct Slot {
