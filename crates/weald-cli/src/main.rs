@@ -8,6 +8,11 @@ mod stream;
 use clap::Parser;
 use std::process::ExitCode;
 
+// C-tree batches allocate and free many small nodes and chunks, from several threads; glibc's
+// allocator spends a large share of that time consolidating free lists (see docs/benchmarks.md).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Weald: a single-machine engine for graphs that change.
 #[derive(Parser, Debug)]
 #[command(name = "weald", version, about, long_about = None)]

@@ -569,6 +569,7 @@ fn report_json(dir: &Path, r: &RecoveryReport, m: &Manifest) -> Value {
         "bad_checkpoints": r.bad_checkpoints.iter().map(|(p, why)| json!({"file": p, "reason": why})).collect::<Vec<_>>(),
         "records_replayed": r.records_replayed,
         "updates_replayed": r.updates_replayed,
+        "batches_applied": r.batches_applied,
         "log_segments": r.log_segments,
         "dropped": r.dropped.as_ref().map(|d| json!({
             "segment": d.segment, "offset": d.offset, "bytes": d.bytes, "reason": d.reason,
@@ -860,11 +861,12 @@ where
             json!({
                 "experiment": "recovery", "updates": r.updates, "log_bytes": r.log_bytes,
                 "records_replayed": r.records_replayed, "updates_replayed": r.updates_replayed,
+                "batches_applied": r.batches_applied,
                 "times": runs.iter().map(|r| r.recover_s).collect::<Vec<_>>(),
                 "write_s": runs.iter().map(|r| r.write_s).collect::<Vec<_>>(),
                 "check": {"note": format!(
-                    "checkpoint of the base graph + a log of {} updates ({:.0} MiB, {} records) replayed",
-                    r.updates_replayed, r.log_bytes as f64 / (1 << 20) as f64, r.records_replayed)},
+                    "checkpoint of the base graph + a log of {} updates ({:.0} MiB, {} records) replayed in {} batches; recovered arc count = written arc count",
+                    r.updates_replayed, r.log_bytes as f64 / (1 << 20) as f64, r.records_replayed, r.batches_applied)},
             })
         }
         x => {

@@ -23,6 +23,11 @@ pub mod pool;
 
 use pyo3::prelude::*;
 
+// The same allocator as the `weald` command (C-tree updates allocate many small nodes); it
+// serves the extension's Rust allocations only, Python's own memory is untouched.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The extension module `weald._weald`.
 #[pymodule]
 fn _weald(m: &Bound<'_, PyModule>) -> PyResult<()> {

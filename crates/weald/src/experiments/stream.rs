@@ -308,6 +308,8 @@ pub struct RecoveryResult {
     pub recover_s: f64,
     pub records_replayed: u64,
     pub updates_replayed: u64,
+    /// C-tree batches the replay applied (records no retained version needs are merged).
+    pub batches_applied: u64,
 }
 
 /// Write `updates` RMAT edge insertions (Graph500 parameters over `w.start`'s id range) in
@@ -356,6 +358,7 @@ where
     p.flush()?.wait()?;
     let write_s = t.elapsed().as_secs_f64();
     drop(p);
+    let written = store.acquire().num_arcs() as u64;
     store.close()?;
     drop(ups);
     let log_bytes = std::fs::read_dir(dir.join("wal"))
@@ -368,6 +371,12 @@ where
     let recover_s = t.elapsed().as_secs_f64();
     let r = store.recovery().clone();
     store.close()?;
+    if r.updates_replayed != updates as u64 || r.arcs != written {
+        return Err(WealdError::Invalid(format!(
+            "recovery replayed {} of {updates} updates and holds {} arcs, {written} were written",
+            r.updates_replayed, r.arcs
+        )));
+    }
     Ok(RecoveryResult {
         updates: updates as u64,
         log_bytes,
@@ -375,5 +384,6 @@ where
         recover_s,
         records_replayed: r.records_replayed,
         updates_replayed: r.updates_replayed,
+        batches_applied: r.batches_applied,
     })
 }

@@ -45,6 +45,7 @@
 mod any;
 pub mod checkpoint;
 mod history;
+mod replay;
 mod store;
 mod update;
 mod wal;

@@ -2,6 +2,7 @@
 
 use super::checkpoint::{self, CheckpointMeta};
 use super::history::{History, Kept, Retention, VersionInfo};
+use super::replay::Replay;
 use super::update::{BatchBuilder, Update};
 use super::wal::{self, Fsync, Wal, WalOptions};
 use std::collections::BTreeMap;
@@ -264,6 +265,9 @@ pub struct RecoveryReport {
     pub bad_checkpoints: Vec<(PathBuf, String)>,
     pub records_replayed: u64,
     pub updates_replayed: u64,
+    /// C-tree batches the replay applied: records that no retention clause keeps are merged
+    /// into large batches, so this is usually far below `records_replayed`.
+    pub batches_applied: u64,
     /// The version (and its tag) the store holds after recovery.
     pub version: u64,
     pub tag: u64,
@@ -295,6 +299,33 @@ impl StreamStats {
 
 const MAX_LATENCY_SAMPLES: usize = 1 << 24;
 
+/// How long a thread waiting for the writer (or the writer waiting for work) polls, yielding
+/// its core between polls, before it sleeps: waking a sleeping thread on another core costs
+/// tens of microseconds on a virtual machine — more than applying a small batch.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// Receive a command: at once if `wait` is zero, else poll for up to [`SPIN`], then block
+/// until one arrives or `wait` (`None`: no limit) has passed.
+fn recv_spinning<T>(rx: &Receiver<T>, wait: Option<Duration>) -> Result<T, RecvTimeoutError> {
+    let t0 = Instant::now();
+    let spin = wait.map_or(SPIN, |d| d.min(SPIN));
+    loop {
+        match rx.try_recv() {
+            Ok(c) => return Ok(c),
+            Err(mpsc::TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
+            Err(mpsc::TryRecvError::Empty) if t0.elapsed() >= spin => break,
+            Err(mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+        }
+    }
+    match wait {
+        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        Some(d) => match d.checked_sub(t0.elapsed()) {
+            Some(left) if !left.is_zero() => rx.recv_timeout(left),
+            _ => Err(RecvTimeoutError::Timeout),
+        },
+    }
+}
+
 struct Slot {
     done: Mutex<Option<std::result::Result<u64, String>>>,
     cv: Condvar,
@@ -320,6 +351,13 @@ impl Ticket {
     /// Block until acknowledged: the version that contains the updates (they are in the log
     /// under the fsync policy and visible to every reader that acquires from now on).
     pub fn wait(&self) -> Result<u64> {
+        let t0 = Instant::now();
+        while t0.elapsed() < SPIN {
+            if let Some(r) = self.try_get() {
+                return r;
+            }
+            std::thread::yield_now();
+        }
         let mut g = self.0.done.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(r) = g.as_ref() {
@@ -425,7 +463,7 @@ pub struct Store<W: Weight = ()> {
     _lock: File,
 }
 
-fn now_ns() -> u64 {
+pub(crate) fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
@@ -580,7 +618,7 @@ where
                     .push((p, format!("version {v}: {e}"))),
             }
         }
-        let Some((mut graph, meta, ckpath)) = base else {
+        let Some((graph, meta, ckpath)) = base else {
             return Err(WealdError::Format {
                 path: ckdir,
                 message: match report.bad_checkpoints.first() {
@@ -606,7 +644,8 @@ where
         );
         let mut version = meta.version;
         let mut tag = meta.tag;
-        // Replay.
+        // Replay (records no retention clause keeps are applied as merged batches).
+        let mut replay = Replay::new(graph, &layout, &mut history, &is_pinned);
         let segments = wal::list_segments(&waldir)?;
         let mut last_valid_len = None;
         let mut i = 0;
@@ -631,20 +670,11 @@ where
                         ),
                     });
                 }
-                graph = apply_in_order(&graph, &r.updates, &layout).0;
                 version = r.version;
                 tag = r.tag;
                 report.records_replayed += 1;
                 report.updates_replayed += r.updates.len() as u64;
-                history.push(
-                    Kept {
-                        snap: Snapshot::detached(graph.clone(), version),
-                        time_ns: r.time_ns,
-                        tag: r.tag,
-                    },
-                    now_ns(),
-                    &is_pinned,
-                );
+                replay.push(r);
             }
             if let Some(d) = scan.damage {
                 let inside = d.valid_record_follows || !is_last;
@@ -700,6 +730,8 @@ where
             last_valid_len = Some(scan.valid_len);
             i += 1;
         }
+        let (graph, batches) = replay.finish();
+        report.batches_applied = batches;
         let wal_opts = WalOptions {
             fsync: opts.fsync,
             segment_bytes: opts.segment_bytes.max(1),
@@ -1129,14 +1161,7 @@ where
                 let deadline = batch_start.unwrap_or_else(Instant::now) + self.opts.max_wait;
                 Some(deadline.saturating_duration_since(Instant::now()))
             };
-            let cmd = match wait {
-                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(d) if d.is_zero() => self.rx.try_recv().map_err(|e| match e {
-                    mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-                    mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-                }),
-                Some(d) => self.rx.recv_timeout(d),
-            };
+            let cmd = recv_spinning(&self.rx, wait);
             let seal = match cmd {
                 Ok(Cmd::Updates(m)) => {
                     if let Some(f) = self.failed() {
