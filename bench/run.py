@@ -105,6 +105,8 @@ def main() -> int:
     info["graphs"] = [{"label": g.label, "vertices": g.vertices, "edges": g.edges, "source": g.source} for g in graphs]
     info["threads"] = threads
     json_out = Path(a.json_out) if a.json_out else Path(a.out).with_suffix(".json")
+    # Each command carries the commit and date it ran at (suites merged from runs at different commits).
+    argv_line += f"   # Weald {info['commit']}, {info['date']}"
     payload = {"command": argv_line, "machine": info, "results": [vars(m) | {"median": m.median} for m in results],
                "mismatches": mismatches}
     if a.merge and json_out.exists():
