@@ -413,14 +413,23 @@ where
     let done = AtomicBool::new(false);
     let start = Instant::now();
     let spin = Spinner::new(quiet, "streaming");
+    // Ingest starts once the first query has its snapshot, so at least one query runs
+    // concurrently with ingest however short the stream.
+    let first_query = std::sync::Barrier::new(2);
     let (sent, input_error, concurrent) = std::thread::scope(|sc| {
         let querier = query.map(|alg| {
-            let (store, done) = (&store, &done);
+            let (store, done, first_query) = (&store, &done, &first_query);
             sc.spawn(move || -> Result<Vec<f64>> {
                 let mut lat = Vec::new();
                 let mut seed = 1;
-                while !done.load(Ordering::Acquire) {
-                    lat.push(query_once(&store.acquire(), alg, seed)?);
+                let mut snap = Some(store.acquire());
+                first_query.wait();
+                while let Some(s) = snap
+                    .take()
+                    .or_else(|| (!done.load(Ordering::Acquire)).then(|| store.acquire()))
+                {
+                    lat.push(query_once(&s, alg, seed)?);
+                    drop(s);
                     seed += 1;
                     if a.query_every > 0.0 {
                         std::thread::sleep(Duration::from_secs_f64(a.query_every / 1e3));
@@ -429,6 +438,9 @@ where
                 Ok(lat)
             })
         });
+        if querier.is_some() {
+            first_query.wait();
+        }
         let mut sent = 0u64;
         let mut input_error = None;
         for item in source {

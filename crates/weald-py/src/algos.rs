@@ -4,7 +4,7 @@
 
 use crate::convert::vertex_arg;
 use crate::graph::{target_of, Target};
-use crate::pool::compute;
+use crate::pool::compute_sized;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -47,7 +47,7 @@ fn bfs<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
-    let (depth, parent) = compute(py, move || {
+    let (depth, parent) = compute_sized(py, t.work(), move || {
         let out = with_target!(&t, g => algo::bfs::run(g, s, &Default::default()))?;
         let depth: Vec<i64> = out
             .depth
@@ -86,7 +86,7 @@ fn betweenness<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
-    let d = compute(py, move || {
+    let d = compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::bc::run(g, s, &Default::default()))?.dependency)
     })?;
     Ok(PyArray1::from_vec(py, d))
@@ -121,7 +121,7 @@ fn pagerank<'py>(
         tol,
         max_iter,
     };
-    let r = compute(py, move || {
+    let r = compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::pagerank::run(g, &prm))?.rank)
     })?;
     Ok(PyArray1::from_vec(py, r))
@@ -138,7 +138,7 @@ fn connected_components<'py>(
     graph: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;
-    let l = compute(py, move || {
+    let l = compute_sized(py, t.work(), move || {
         let out = with_target!(&t, g => algo::cc::run(g, &Default::default()))?;
         Ok(out.label.iter().map(|&x| x as i64).collect::<Vec<i64>>())
     })?;
@@ -184,7 +184,7 @@ fn sssp<'py>(
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
     let prm = algo::sssp::delta_stepping::Params { delta };
-    let (d, p) = compute(py, move || {
+    let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
             let out = algo::sssp::delta_stepping::run(g, s, &prm)?;
             Ok((
@@ -215,7 +215,7 @@ fn bellman_ford<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
-    let (d, p) = compute(py, move || {
+    let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
             let out = algo::sssp::bellman_ford::run(g, s, &Default::default())?;
             Ok((
@@ -242,7 +242,7 @@ fn triangles<'py>(
     graph: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;
-    let x = compute(py, move || {
+    let x = compute_sized(py, t.work(), move || {
         let out = with_target!(&t, g => algo::tc::run(g, &Default::default()))?;
         Ok(out
             .per_vertex
@@ -260,7 +260,7 @@ fn triangles<'py>(
 #[pyfunction]
 fn triangle_count(py: Python<'_>, graph: &Bound<'_, PyAny>) -> PyResult<u64> {
     let t = target_of(graph)?;
-    compute(py, move || {
+    compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::tc::run(g, &Default::default()))?.total)
     })
 }
@@ -276,7 +276,7 @@ fn triangle_count(py: Python<'_>, graph: &Bound<'_, PyAny>) -> PyResult<u64> {
 #[pyfunction]
 fn kcore<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;
-    let x = compute(py, move || {
+    let x = compute_sized(py, t.work(), move || {
         let out = with_target!(&t, g => algo::kcore::run(g, &Default::default()))?;
         Ok(out.coreness.iter().map(|&x| x as i64).collect::<Vec<i64>>())
     })?;
@@ -297,7 +297,7 @@ fn mis<'py>(
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let t = target_of(graph)?;
     let prm = algo::mis::Params { seed };
-    let x = compute(py, move || {
+    let x = compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::mis::run(g, &prm))?.in_set)
     })?;
     Ok(PyArray1::from_vec(py, x))

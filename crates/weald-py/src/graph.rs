@@ -80,6 +80,11 @@ impl Target {
     pub fn num_vertices(&self) -> usize {
         with_target!(self, g => g.num_vertices())
     }
+
+    /// Vertices + stored arcs: the size of a whole-graph computation on it.
+    pub fn work(&self) -> usize {
+        with_target!(self, g => g.num_vertices() + g.num_arcs())
+    }
 }
 
 /// The Python object behind an algorithm's `graph` argument (a `Graph` or a `Snapshot`).

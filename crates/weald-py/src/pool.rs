@@ -46,6 +46,19 @@ pub fn pool() -> PyResult<Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
+/// Work (vertices + arcs) below which a call runs on the calling thread, see [`compute_sized`].
+const INLINE_WORK: usize = 1 << 15;
+
+thread_local! {
+    /// A pool of one worker, the calling thread itself: `install` on it runs inline and every
+    /// parallel loop inside runs sequentially on this thread, with no hand-off.
+    static INLINE: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .ok();
+}
+
 /// Run `f` in the module's pool with the GIL released; panics become `RuntimeError` and
 /// Weald errors their Python exception.
 pub fn compute<T, F>(py: Python<'_>, f: F) -> PyResult<T>
@@ -53,8 +66,36 @@ where
     T: Send,
     F: FnOnce() -> Result<T, WealdError> + Send,
 {
-    let p = pool()?;
-    let r = py.detach(move || p.install(move || catch_unwind(AssertUnwindSafe(f))));
+    compute_sized(py, usize::MAX, f)
+}
+
+/// [`compute`] for a call on a graph of `work` vertices + arcs. Below [`INLINE_WORK`] it runs
+/// on the calling thread: handing a call to the pool and back costs two thread wake-ups (tens
+/// of microseconds on a virtual machine), more than a small graph's whole computation.
+pub fn compute_sized<T, F>(py: Python<'_>, work: usize, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> Result<T, WealdError> + Send,
+{
+    let run = move || catch_unwind(AssertUnwindSafe(f));
+    let r = if work < INLINE_WORK {
+        // The thread-local pool is only ever entered from its own thread.
+        py.detach(move || {
+            INLINE.with(|p| match p {
+                Some(p) => Ok(p.install(run)),
+                None => Err(run),
+            })
+        })
+    } else {
+        Err(run)
+    };
+    let r = match r {
+        Ok(r) => r,
+        Err(run) => {
+            let p = pool()?;
+            py.detach(move || p.install(run))
+        }
+    };
     match r {
         Ok(Ok(x)) => Ok(x),
         Ok(Err(e)) => Err(to_pyerr(py, e)),

@@ -537,7 +537,11 @@ fn replay_merges_unretained_records_and_rebuilds_retained_versions() {
     let cases = [
         (keep(5, None), 5usize, true),
         (keep(1_000_000, None), records as usize + 1, false),
-        (keep(1, Some(Duration::from_secs(3600))), records as usize + 1, false),
+        (
+            keep(1, Some(Duration::from_secs(3600))),
+            records as usize + 1,
+            false,
+        ),
     ];
     for (o, want_versions, merged) in cases {
         let s = Store::<i32>::open(&dir, o.clone()).unwrap();
