@@ -422,18 +422,19 @@ where
             sc.spawn(move || -> Result<Vec<f64>> {
                 let mut lat = Vec::new();
                 let mut seed = 1;
-                let mut snap = Some(store.acquire());
+                let mut snap = store.acquire();
                 first_query.wait();
-                while let Some(s) = snap
-                    .take()
-                    .or_else(|| (!done.load(Ordering::Acquire)).then(|| store.acquire()))
-                {
-                    lat.push(query_once(&s, alg, seed)?);
-                    drop(s);
+                loop {
+                    lat.push(query_once(&snap, alg, seed)?);
+                    drop(snap);
                     seed += 1;
                     if a.query_every > 0.0 {
                         std::thread::sleep(Duration::from_secs_f64(a.query_every / 1e3));
                     }
+                    if done.load(Ordering::Acquire) {
+                        break;
+                    }
+                    snap = store.acquire();
                 }
                 Ok(lat)
             })

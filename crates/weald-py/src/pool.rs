@@ -78,23 +78,13 @@ where
     F: FnOnce() -> Result<T, WealdError> + Send,
 {
     let run = move || catch_unwind(AssertUnwindSafe(f));
-    let r = if work < INLINE_WORK {
-        // The thread-local pool is only ever entered from its own thread.
-        py.detach(move || {
-            INLINE.with(|p| match p {
-                Some(p) => Ok(p.install(run)),
-                None => Err(run),
-            })
-        })
+    // `detach` runs its closure on this thread, so it sees the same thread-local pool, which
+    // is only ever entered from its own thread.
+    let r = if work < INLINE_WORK && INLINE.with(Option::is_some) {
+        py.detach(move || INLINE.with(|p| p.as_ref().expect("checked above").install(run)))
     } else {
-        Err(run)
-    };
-    let r = match r {
-        Ok(r) => r,
-        Err(run) => {
-            let p = pool()?;
-            py.detach(move || p.install(run))
-        }
+        let p = pool()?;
+        py.detach(move || p.install(run))
     };
     match r {
         Ok(Ok(x)) => Ok(x),

@@ -21,6 +21,14 @@ pub struct Retention {
     pub newer_than: Option<Duration>,
 }
 
+impl Retention {
+    /// The commit time from which on the `newer_than` clause keeps versions, at `now_ns`.
+    pub(crate) fn horizon(&self, now_ns: u64) -> Option<u64> {
+        self.newer_than
+            .map(|d| now_ns.saturating_sub(d.as_nanos() as u64))
+    }
+}
+
 impl Default for Retention {
     fn default() -> Self {
         Retention {
@@ -75,10 +83,7 @@ impl<W: Weight> History<W> {
         self.kept.insert(k.snap.version(), k);
         let newest = *self.kept.keys().next_back().unwrap();
         let last = self.rule.last.max(1) as u64;
-        let horizon = self
-            .rule
-            .newer_than
-            .map(|d| now_ns.saturating_sub(d.as_nanos() as u64));
+        let horizon = self.rule.horizon(now_ns);
         self.kept.retain(|&v, k| {
             v + last > newest || horizon.is_some_and(|h| k.time_ns >= h) || pinned(v)
         });

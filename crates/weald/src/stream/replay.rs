@@ -46,10 +46,7 @@ impl<'a, W: Weight> Replay<'a, W> {
         history: &'a mut History<W>,
         pinned: &'a dyn Fn(u64) -> bool,
     ) -> Self {
-        let horizon = history
-            .rule
-            .newer_than
-            .map(|d| now_ns().saturating_sub(d.as_nanos() as u64));
+        let horizon = history.rule.horizon(now_ns());
         let last = history.rule.last.max(1);
         Replay {
             graph,

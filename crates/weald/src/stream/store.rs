@@ -304,18 +304,32 @@ const MAX_LATENCY_SAMPLES: usize = 1 << 24;
 /// tens of microseconds on a virtual machine — more than applying a small batch.
 const SPIN: Duration = Duration::from_micros(50);
 
+/// Call `f` until it gives a value or `spin` has passed (at least once), yielding the core
+/// between calls.
+fn poll_for<T>(spin: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let t0 = Instant::now();
+    loop {
+        if let Some(x) = f() {
+            return Some(x);
+        }
+        if t0.elapsed() >= spin {
+            return None;
+        }
+        std::thread::yield_now();
+    }
+}
+
 /// Receive a command: at once if `wait` is zero, else poll for up to [`SPIN`], then block
 /// until one arrives or `wait` (`None`: no limit) has passed.
 fn recv_spinning<T>(rx: &Receiver<T>, wait: Option<Duration>) -> Result<T, RecvTimeoutError> {
     let t0 = Instant::now();
-    let spin = wait.map_or(SPIN, |d| d.min(SPIN));
-    loop {
-        match rx.try_recv() {
-            Ok(c) => return Ok(c),
-            Err(mpsc::TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
-            Err(mpsc::TryRecvError::Empty) if t0.elapsed() >= spin => break,
-            Err(mpsc::TryRecvError::Empty) => std::thread::yield_now(),
-        }
+    let got = poll_for(wait.map_or(SPIN, |d| d.min(SPIN)), || match rx.try_recv() {
+        Ok(c) => Some(Ok(c)),
+        Err(mpsc::TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
+        Err(mpsc::TryRecvError::Empty) => None,
+    });
+    if let Some(r) = got {
+        return r;
     }
     match wait {
         None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -351,12 +365,8 @@ impl Ticket {
     /// Block until acknowledged: the version that contains the updates (they are in the log
     /// under the fsync policy and visible to every reader that acquires from now on).
     pub fn wait(&self) -> Result<u64> {
-        let t0 = Instant::now();
-        while t0.elapsed() < SPIN {
-            if let Some(r) = self.try_get() {
-                return r;
-            }
-            std::thread::yield_now();
+        if let Some(r) = poll_for(SPIN, || self.try_get()) {
+            return r;
         }
         let mut g = self.0.done.lock().unwrap_or_else(|e| e.into_inner());
         loop {
