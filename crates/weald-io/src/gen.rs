@@ -130,9 +130,15 @@ impl Scramble {
 
 /// An R-MAT graph with `2^scale` vertices and `edge_factor · 2^scale` arcs.
 pub fn rmat(p: &RmatParams) -> EdgeList<()> {
+    rmat_arcs(p, (p.edge_factor as usize) << p.scale.min(31))
+}
+
+/// The first `m` arcs of the R-MAT sequence of `p` (`edge_factor` is ignored): arc `i` is the
+/// same as in [`rmat`] with any edge factor, so this samples a stream of R-MAT edges without
+/// generating the whole graph.
+pub fn rmat_arcs(p: &RmatParams, m: usize) -> EdgeList<()> {
     let scale = p.scale.min(31);
     let n = 1usize << scale;
-    let m = p.edge_factor as usize * n;
     let (a, ab, abc) = (p.a, p.a + p.b, p.a + p.b + p.c);
     let perm = Scramble::new(scale, p.seed ^ 0x5ca1ab1e);
     let pairs: Vec<(u32, u32)> = (0..m)

@@ -96,6 +96,14 @@ impl Chunk {
         })
     }
 
+    /// Start loading the header (prefetch hint): cloning the chunk writes its count.
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        if let Some(p) = self.0 {
+            super::prefetch(p.as_ptr());
+        }
+    }
+
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.0.is_none()

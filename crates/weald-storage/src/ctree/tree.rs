@@ -6,7 +6,7 @@
 //! vertex at the top level); a head's tail is always encoded relative to the head.
 
 use super::chunk::Chunk;
-use super::{higher, Heads};
+use super::{higher, prefetch, Heads};
 use std::sync::Arc;
 use weald_graph::batch::Combine;
 use weald_graph::{Vertex, Weight};
@@ -49,6 +49,24 @@ impl<W: Weight> Default for CTree<W> {
             prefix: Chunk::empty(),
             root: None,
         }
+    }
+}
+
+/// Prefetch what path copying `n` touches besides the child it descends into: the other
+/// child and the tail chunk (cloning writes their counts).
+#[inline(always)]
+fn prefetch_node<W: Weight>(n: &Node<W>) {
+    for c in [&n.left, &n.right].into_iter().flatten() {
+        prefetch(Arc::as_ptr(c));
+    }
+    n.tail.prefetch();
+}
+
+impl<W: Weight> Drop for Node<W> {
+    /// The fields are dropped after this: start loading what their drops decrement.
+    #[inline]
+    fn drop(&mut self) {
+        prefetch_node(self);
     }
 }
 
@@ -420,6 +438,7 @@ fn insert_rec<W: Weight>(
         let t = CTree::build(&merged, base, heads);
         return (t.prefix, t.root);
     };
+    prefetch_node(n);
     let i = xs.partition_point(|&(x, _)| x < n.head);
     let hit = i < xs.len() && xs[i].0 == n.head;
     let j = i + hit as usize;
@@ -477,6 +496,7 @@ fn delete_rec<W: Weight>(
         });
         return (Chunk::encode(base, &kept), None);
     };
+    prefetch_node(n);
     let i = ks.partition_point(|&x| x < n.head);
     let hit = i < ks.len() && ks[i] == n.head;
     let j = i + hit as usize;

@@ -1,8 +1,8 @@
 //! The vertex tree: a purely-functional treap keyed by vertex id whose values are edge
 //! C-trees, augmented with the number of arcs in each subtree.
 
-use super::higher;
 use super::tree::CTree;
+use super::{higher, prefetch};
 use std::sync::Arc;
 use weald_graph::{Vertex, Weight};
 
@@ -18,6 +18,14 @@ pub(crate) struct VNode<W: Weight> {
     pub(crate) arcs: u64,
     pub(crate) key: Vertex,
     pub(crate) tree: CTree<W>,
+}
+
+impl<W: Weight> Drop for VNode<W> {
+    /// The fields are dropped after this: start loading what their drops decrement.
+    #[inline]
+    fn drop(&mut self) {
+        prefetch_node(self);
+    }
 }
 
 #[inline]
@@ -136,6 +144,56 @@ where
     I: Sync,
     F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
 {
+    update_rec(t, items, f, false)
+}
+
+/// Prefetch what path copying node `n` touches besides the child it descends into: the other
+/// child, the prefix chunk and the edge-tree root (cloning writes their counts).
+#[inline(always)]
+fn prefetch_node<W: Weight>(n: &VNode<W>) {
+    for c in [&n.left, &n.right].into_iter().flatten() {
+        prefetch(Arc::as_ptr(c));
+    }
+    n.tree.prefix.prefetch();
+    if let Some(r) = &n.tree.root {
+        prefetch(Arc::as_ptr(r));
+    }
+}
+
+/// Walk the search paths of `items` in lock step, a group at a time, prefetching each next
+/// node: the cache misses of up to `GROUP` paths overlap instead of following one another.
+/// The sequential multi-update that follows then finds its nodes in cache.
+fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)]) {
+    const GROUP: usize = 16;
+    let Some(root) = t.as_deref() else { return };
+    for g in items.chunks(GROUP) {
+        let mut cur: [Option<&VNode<W>>; GROUP] = [None; GROUP];
+        for c in cur.iter_mut().take(g.len()) {
+            *c = Some(root);
+        }
+        let mut live = g.len();
+        while live > 0 {
+            live = 0;
+            for (c, (k, _)) in cur.iter_mut().zip(g) {
+                let Some(n) = *c else { continue };
+                prefetch_node(n);
+                *c = match k.cmp(&n.key) {
+                    std::cmp::Ordering::Less => n.left.as_deref(),
+                    std::cmp::Ordering::Greater => n.right.as_deref(),
+                    std::cmp::Ordering::Equal => None,
+                };
+                live += c.is_some() as usize;
+            }
+        }
+    }
+}
+
+fn update_rec<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> VLink<W>
+where
+    W: Weight,
+    I: Sync,
+    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+{
     if items.is_empty() {
         return t.clone();
     }
@@ -155,13 +213,22 @@ where
         };
         return build(&mut built);
     };
+    let par = items.len() >= PAR_ITEMS;
+    if !par && !warmed {
+        warm(t, items);
+    }
+    prefetch_node(n);
     let i = items.partition_point(|(k, _)| *k < n.key);
     let hit = i < items.len() && items[i].0 == n.key;
     let j = i + hit as usize;
-    let go_left = || multi_update(&n.left, &items[..i], f);
-    let go_right = || multi_update(&n.right, &items[j..], f);
-    let (l, r) = if items.len() >= PAR_ITEMS {
+    let go_left = || update_rec(&n.left, &items[..i], f, !par);
+    let go_right = || update_rec(&n.right, &items[j..], f, !par);
+    let (l, r) = if par {
         rayon::join(go_left, go_right)
+    } else if i == 0 {
+        // Descend first, clone the untouched side after (its prefetch has landed by then).
+        let r = go_right();
+        (go_left(), r)
     } else {
         (go_left(), go_right())
     };

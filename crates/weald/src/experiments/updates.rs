@@ -38,19 +38,17 @@ pub fn batch_updates<W: Weight>(
     let max = *sizes.iter().max().unwrap();
     let n = base.num_vertices().max(2);
     let scale = (usize::BITS - (n - 1).leading_zeros()).max(1);
-    let per_vertex = max.div_ceil(1usize << scale).max(1) as u32;
     let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..trials)
         .map(|t| {
-            let el = gen::rmat(&gen::RmatParams {
+            let p = gen::RmatParams {
                 scale,
-                edge_factor: per_vertex,
                 seed: seed.wrapping_add(t as u64),
                 ..Default::default()
-            });
+            };
+            let el = gen::rmat_arcs(&p, max);
             el.src
                 .iter()
                 .zip(&el.dst)
-                .take(max)
                 .map(|(&u, &v)| (u, v, W::default()))
                 .collect()
         })
