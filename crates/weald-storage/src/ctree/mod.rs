@@ -79,7 +79,7 @@ mod tests;
 pub use flat::FlatSnapshot;
 pub use graph::{CTreeGraph, CTreeOptions, MemoryReport};
 pub use set::CTreeSet;
-pub use version::{Snapshot, VersionedGraph};
+pub use version::{Retired, Snapshot, VersionedGraph};
 
 use weald_graph::Vertex;
 

@@ -77,15 +77,24 @@ impl<W: Weight> History<W> {
         }
     }
 
-    /// Record a new version and drop what the rule no longer keeps (`pinned`: versions that
-    /// stay regardless).
-    pub(crate) fn push(&mut self, k: Kept<W>, now_ns: u64, pinned: &dyn Fn(u64) -> bool) {
+    /// Record a new version and hand back what the rule no longer keeps (`pinned`: versions
+    /// that stay regardless); the caller chooses when to free them.
+    #[must_use = "dropping the result frees the versions"]
+    pub(crate) fn push(
+        &mut self,
+        k: Kept<W>,
+        now_ns: u64,
+        pinned: &dyn Fn(u64) -> bool,
+    ) -> Vec<Kept<W>> {
         self.kept.insert(k.snap.version(), k);
         let newest = *self.kept.keys().next_back().unwrap();
         let last = self.rule.last.max(1) as u64;
         let horizon = self.rule.horizon(now_ns);
-        self.kept.retain(|&v, k| {
-            v + last > newest || horizon.is_some_and(|h| k.time_ns >= h) || pinned(v)
-        });
+        self.kept
+            .extract_if(.., |&v, k| {
+                !(v + last > newest || horizon.is_some_and(|h| k.time_ns >= h) || pinned(v))
+            })
+            .map(|(_, k)| k)
+            .collect()
     }
 }

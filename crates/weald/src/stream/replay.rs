@@ -104,7 +104,8 @@ impl<'a, W: Weight> Replay<'a, W> {
     fn apply(&mut self, ups: &[Update<W>], version: u64, time_ns: u64, tag: u64) {
         self.graph = apply_in_order(&self.graph, ups, self.layout).0;
         self.batches += 1;
-        self.history.push(
+        // Recovery has no readers waiting: what the rule drops is freed right here.
+        drop(self.history.push(
             Kept {
                 snap: Snapshot::detached(self.graph.clone(), version),
                 time_ns,
@@ -112,6 +113,6 @@ impl<'a, W: Weight> Replay<'a, W> {
             },
             now_ns(),
             self.pinned,
-        );
+        ));
     }
 }

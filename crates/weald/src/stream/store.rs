@@ -643,7 +643,7 @@ where
         let mut history = History::new(rule);
         let pins = read_pins(dir)?;
         let is_pinned = |v: u64| pins.values().any(|&p| p == v);
-        history.push(
+        drop(history.push(
             Kept {
                 snap: Snapshot::detached(graph.clone(), meta.version),
                 time_ns: meta.time_ns,
@@ -651,7 +651,7 @@ where
             },
             now_ns(),
             &is_pinned,
-        );
+        ));
         let mut version = meta.version;
         let mut tag = meta.tag;
         // Replay (records no retention clause keeps are applied as merged batches).
@@ -1322,11 +1322,13 @@ where
         let cur = self.shared.vg.acquire();
         let (g, result) = apply_in_order(cur.graph(), &ups, &layout);
         drop(cur);
-        let v = self.shared.vg.set(g);
+        // Versions this commit makes unreachable are freed only after the acknowledgements:
+        // freeing walks every node the batch replaced, and nobody should wait for that.
+        let (v, retired) = self.shared.vg.set_deferred(g);
         debug_assert_eq!(v, version);
         let visible = Instant::now();
         self.next_tag = tag;
-        {
+        let evicted = {
             let pins = self.shared.pins.lock().unwrap_or_else(|e| e.into_inner());
             let pinned = |x: u64| pins.values().any(|&p| p == x);
             self.shared
@@ -1341,8 +1343,8 @@ where
                     },
                     time_ns,
                     &pinned,
-                );
-        }
+                )
+        };
         {
             let mut st = self.shared.stats.lock().unwrap_or_else(|e| e.into_inner());
             st.updates += n;
@@ -1368,6 +1370,7 @@ where
                 result,
             });
         }
+        drop((retired, evicted));
         self.since_checkpoint += n;
         if self.opts.checkpoint_every > 0
             && self.since_checkpoint >= self.opts.checkpoint_every
