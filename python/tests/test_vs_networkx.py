@@ -139,3 +139,31 @@ def test_mis_is_maximal_independent(rel):
     covered[s[member[d]]] = True
     assert covered.all()  # maximal
     assert np.array_equal(member, weald.mis(g, seed=7))
+
+
+@pytest.mark.parametrize("rel", UNDIRECTED[:2] + [DIRECTED[0] + "#directed"])
+def test_two_hop(rel):
+    directed = rel.endswith("#directed")
+    rel = rel.removesuffix("#directed")
+    g, G = load(rel, directed)
+    ids, pos = id_maps(g)
+    s = source_of(G)
+    got = {ids[i] for i in weald.two_hop(g, pos[s])}
+    near = nx.single_source_shortest_path_length(G, s, cutoff=2)
+    assert got == {v for v, d in near.items() if d in (1, 2)}
+
+
+@pytest.mark.parametrize("rel", UNDIRECTED[:2])
+def test_local_cluster_conductance(rel):
+    g, G = load(rel)
+    g = weald.read(DATA / rel, drop_self_loops=True)
+    G.remove_edges_from(nx.selfloop_edges(G))
+    ids, pos = id_maps(g)
+    s = source_of(G)
+    cluster, phi = weald.local_cluster(g, pos[s])
+    assert len(cluster) > 0 and 0 <= phi <= 1
+    assert phi == pytest.approx(nx.conductance(G, {ids[i] for i in cluster}), rel=1e-9)
+    with pytest.raises(ValueError):
+        weald.local_cluster(g, pos[s], epsilon=0)
+    with pytest.raises(IndexError):
+        weald.local_cluster(g, g.num_vertices)

@@ -31,6 +31,7 @@ from ._weald import (
     connected_components,
     get_num_threads,
     kcore,
+    local_cluster,
     mis,
     pagerank,
     read,
@@ -38,6 +39,7 @@ from ._weald import (
     sssp,
     triangle_count,
     triangles,
+    two_hop,
 )
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "generate",
     "get_num_threads",
     "kcore",
+    "local_cluster",
     "mis",
     "pagerank",
     "read",
@@ -66,6 +69,7 @@ __all__ = [
     "to_scipy",
     "triangle_count",
     "triangles",
+    "two_hop",
 ]
 
 

@@ -501,3 +501,23 @@ def mis(graph: Graph, seed: int = 1) -> BoolArray:
     Returns: bool array, True for members. Raises ValueError on a directed graph.
     Complexity: O(n + m) expected work, parallel. Example: `weald.mis(g).sum()`.
     """
+
+def two_hop(graph: Graph, source: int) -> IntArray:
+    """The vertices at distance 1 or 2 from `source` (out-edges for a directed graph), the
+    source excluded, increasing — Aspen's two-hop local query.
+
+    Raises IndexError for a bad source. Complexity: O(D log D) for D = the arcs read (the
+    source's degree plus its neighbours'); nothing proportional to the graph.
+    """
+
+def local_cluster(
+    graph: Graph, seed: int, epsilon: float = 1e-6, steps: int = 10
+) -> tuple[IntArray, float]:
+    """A low-conductance cluster around `seed` by Nibble (truncated lazy random walk of `steps`
+    steps, mass below `epsilon * degree` dropped, then the best sweep cut). Weights ignored.
+
+    Returns: `(cluster, conductance)` — sorted vertex ids and `networkx.conductance` of that set
+    (NaN for an empty cluster, e.g. an isolated seed).
+    Raises ValueError on a directed graph or a non-positive epsilon, IndexError for a bad seed.
+    Complexity: O(steps / epsilon) work around the seed; nothing proportional to the graph.
+    """

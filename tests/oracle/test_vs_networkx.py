@@ -164,3 +164,33 @@ def test_mis_is_maximal_independent(rel, tmp_path):
     assert rep["result"] == len(chosen)
     assert not any(g.has_edge(u, v) for u in chosen for v in g[u] if v in chosen)
     assert all(v in chosen or any(u in chosen for u in g[v]) for v in g.nodes)
+
+
+@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
+def test_two_hop(rel, tmp_path):
+    directed = rel.endswith("#directed")
+    rel = rel.removesuffix("#directed")
+    g = nx_graph(rel, directed=directed)
+    s = source_of(g)
+    extra = ["--directed"] if directed else []
+    rep, member = weald_run("twohop", DATA / rel, "--source", str(s), *extra, tmp_path=tmp_path)
+    near = nx.single_source_shortest_path_length(g, s, cutoff=2)
+    expected = {v for v, d in near.items() if d in (1, 2)}
+    assert {v for v, x in member.items() if x == 1} == expected
+    assert rep["result"] == len(expected)
+
+
+@pytest.mark.parametrize("rel", UNDIRECTED)
+def test_nibble_conductance(rel, tmp_path):
+    """networkx has no Nibble: check that the reported conductance is networkx's conductance of
+    the reported cluster (self loops dropped on both sides: networkx counts one twice in a
+    degree, Weald stores it as one arc)."""
+    g = nx_graph(rel)
+    g.remove_edges_from(nx.selfloop_edges(g))
+    s = source_of(g)
+    rep, member = weald_run("nibble", DATA / rel, "--source", str(s), "--drop-self-loops",
+                            tmp_path=tmp_path)
+    cluster = {v for v, x in member.items() if x == 1}
+    assert cluster, "Nibble from the highest-degree vertex found no cluster"
+    assert 0 <= rep["result"] <= 1
+    assert rep["result"] == pytest.approx(nx.conductance(g, cluster), rel=1e-9)

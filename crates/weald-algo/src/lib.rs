@@ -14,13 +14,32 @@
 //! | triangle counting | [`tc`] | degree-ordered sorted intersection |
 //! | k-core decomposition | [`kcore`] | bucketed peeling (Julienne) |
 //! | maximal independent set | [`mis`] | deterministic random-priority MIS |
+//! | two-hop neighbourhood (local) | [`twohop`] | gather, sort, deduplicate |
+//! | local clustering (local) | [`localcluster`] | Nibble-Serial: truncated walk + sweep cut |
 
 pub mod bc;
 pub mod bfs;
 pub mod cc;
 pub mod kcore;
+pub mod localcluster;
 pub mod mis;
 pub mod pagerank;
 pub mod sssp;
 pub mod tc;
 pub mod traverse;
+pub mod twohop;
+
+use weald_graph::{Graph, Result, Vertex, WealdError};
+
+/// `WealdError::VertexOutOfRange` unless `source` is a vertex of `g` (the
+/// check every single-source algorithm starts with).
+pub(crate) fn require_vertex<G: Graph>(g: &G, source: Vertex) -> Result<()> {
+    if (source as usize) < g.num_vertices() {
+        Ok(())
+    } else {
+        Err(WealdError::VertexOutOfRange {
+            vertex: source as u64,
+            num_vertices: g.num_vertices() as u64,
+        })
+    }
+}

@@ -585,6 +585,12 @@ pub struct RunArgs {
     /// Delta-stepping bucket width.
     #[arg(long)]
     delta: Option<f64>,
+    /// Nibble: truncation threshold (mass below epsilon x degree is dropped).
+    #[arg(long)]
+    epsilon: Option<f64>,
+    /// Nibble: random-walk steps.
+    #[arg(long)]
+    steps: Option<usize>,
     /// Seed (MIS priorities, random sources).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -617,6 +623,12 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
     }
     if let Some(d) = a.damping {
         params.damping = d;
+    }
+    if let Some(e) = a.epsilon {
+        params.epsilon = e;
+    }
+    if let Some(t) = a.steps {
+        params.walk_steps = t;
     }
     let valid = params.damping > 0.0 && params.damping < 1.0 && params.tol > 0.0;
     if !valid {

@@ -167,12 +167,63 @@ fn run_list_names_every_algorithm() {
         "tc",
         "kcore",
         "mis",
+        "twohop",
+        "nibble",
     ] {
         assert!(
             s.lines().any(|l| l.starts_with(a)),
             "{a} missing from --list"
         );
     }
+}
+
+/// The local queries run on the C-tree backend with the same answer as on the CSR; Nibble
+/// refuses a directed graph and checks its parameters.
+#[test]
+fn local_queries_on_both_backends() {
+    let f = data("static/CA-GrQc.txt");
+    for alg in ["twohop", "nibble"] {
+        let mut results = Vec::new();
+        for backend in ["csr", "ctree"] {
+            let o = weald(&[
+                "-q",
+                "run",
+                alg,
+                &f,
+                "--source",
+                "3466",
+                "--verify",
+                "--json",
+                "--backend",
+                backend,
+            ]);
+            assert!(o.status.success(), "{alg} {backend}: {}", stderr(&o));
+            let j = json(&o);
+            assert_eq!(j["verified"], true, "{alg} {backend}: {j}");
+            results.push(j["result"].clone());
+        }
+        assert_eq!(results[0], results[1], "{alg}: csr and ctree differ");
+        assert!(
+            results[0].as_f64().unwrap() > 0.0,
+            "{alg}: {:?}",
+            results[0]
+        );
+    }
+    let o = weald(&["-q", "run", "nibble", &f, "--source", "3466", "--directed"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--undirected"), "{}", stderr(&o));
+    let o = weald(&[
+        "-q",
+        "run",
+        "nibble",
+        &f,
+        "--source",
+        "3466",
+        "--epsilon",
+        "0",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("epsilon"), "{}", stderr(&o));
 }
 
 fn read(p: &Path) -> Vec<u8> {

@@ -303,6 +303,61 @@ fn mis<'py>(
     Ok(PyArray1::from_vec(py, x))
 }
 
+/// The two-hop neighbourhood of `source`: every vertex at distance 1 or 2 (out-edges for a
+/// directed graph), the source excluded — Aspen's local query.
+///
+/// Returns: int64 array of vertex ids, increasing. Raises IndexError for a bad source.
+/// Complexity: O(D log D) for D = the arcs read (the source's degree plus its neighbours');
+/// nothing proportional to the graph. Example: `len(weald.two_hop(g, 0))`.
+#[pyfunction]
+fn two_hop<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    source: i64,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, source)?;
+    let v = compute_sized(py, t.work(), move || {
+        let out = with_target!(&t, g => algo::twohop::run(g, s, &Default::default()))?;
+        Ok(out.vertices.iter().map(|&x| x as i64).collect::<Vec<_>>())
+    })?;
+    Ok(PyArray1::from_vec(py, v))
+}
+
+/// A low-conductance cluster around `seed` by Nibble (Spielman & Teng; the serial version
+/// Aspen runs): a lazy random walk of `steps` steps from the seed, mass below
+/// `epsilon * degree` dropped after each step, then the sweep prefix (by mass / degree) of
+/// least conductance. Weights are ignored.
+///
+/// Returns: `(cluster, conductance)` — int64 array of vertex ids, increasing, and a float
+/// (`cut / min(vol(S), vol(V) - vol(S))`, as `networkx.conductance`; NaN with an empty
+/// cluster, e.g. from an isolated seed).
+/// Raises ValueError on a directed graph or a non-positive epsilon, IndexError for a bad seed.
+/// Complexity: O(steps / epsilon) work around the seed, nothing proportional to the graph.
+/// Example: `cluster, phi = weald.local_cluster(g, 0)`.
+#[pyfunction]
+#[pyo3(signature = (graph, seed, epsilon=1e-6, steps=10))]
+fn local_cluster<'py>(
+    py: Python<'py>,
+    graph: &Bound<'py, PyAny>,
+    seed: i64,
+    epsilon: f64,
+    steps: usize,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {
+    let t = target_of(graph)?;
+    let s = source_of(&t, seed)?;
+    let prm = algo::localcluster::Params {
+        epsilon,
+        iterations: steps,
+    };
+    let (c, phi) = compute_sized(py, t.work(), move || {
+        let out = with_target!(&t, g => algo::localcluster::run(g, s, &prm))?;
+        let c: Vec<i64> = out.cluster.iter().map(|&x| x as i64).collect();
+        Ok((c, out.conductance))
+    })?;
+    Ok((PyArray1::from_vec(py, c), phi))
+}
+
 /// Add the algorithm functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bfs, m)?)?;
@@ -315,5 +370,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(triangle_count, m)?)?;
     m.add_function(wrap_pyfunction!(kcore, m)?)?;
     m.add_function(wrap_pyfunction!(mis, m)?)?;
+    m.add_function(wrap_pyfunction!(two_hop, m)?)?;
+    m.add_function(wrap_pyfunction!(local_cluster, m)?)?;
     Ok(())
 }

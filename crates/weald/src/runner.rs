@@ -21,11 +21,13 @@ pub enum Algorithm {
     Tc,
     KCore,
     Mis,
+    TwoHop,
+    LocalCluster,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order `weald run --list` shows them.
-    pub const ALL: [Algorithm; 9] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::Bfs,
         Algorithm::Bc,
         Algorithm::PageRank,
@@ -35,6 +37,8 @@ impl Algorithm {
         Algorithm::Tc,
         Algorithm::KCore,
         Algorithm::Mis,
+        Algorithm::TwoHop,
+        Algorithm::LocalCluster,
     ];
 
     /// The command-line name.
@@ -49,6 +53,8 @@ impl Algorithm {
             Algorithm::Tc => "tc",
             Algorithm::KCore => "kcore",
             Algorithm::Mis => "mis",
+            Algorithm::TwoHop => "twohop",
+            Algorithm::LocalCluster => "nibble",
         }
     }
 
@@ -64,6 +70,8 @@ impl Algorithm {
             Algorithm::Tc => "triangle counting, degree-ordered intersection; value = triangles at the vertex, result = total",
             Algorithm::KCore => "k-core decomposition by bucketed peeling; value = coreness, result = max core",
             Algorithm::Mis => "maximal independent set, deterministic for a seed; value = 1 in the set, result = size",
+            Algorithm::TwoHop => "two-hop neighbourhood of the source (out-edges); value = 1 within two hops, result = count",
+            Algorithm::LocalCluster => "local cluster around the source, Nibble-Serial (--epsilon, --steps; undirected); value = 1 in the cluster, result = conductance",
         }
     }
 
@@ -71,7 +79,12 @@ impl Algorithm {
     pub fn needs_source(self) -> bool {
         matches!(
             self,
-            Algorithm::Bfs | Algorithm::Bc | Algorithm::Sssp | Algorithm::BellmanFord
+            Algorithm::Bfs
+                | Algorithm::Bc
+                | Algorithm::Sssp
+                | Algorithm::BellmanFord
+                | Algorithm::TwoHop
+                | Algorithm::LocalCluster
         )
     }
 }
@@ -86,6 +99,8 @@ impl std::str::FromStr for Algorithm {
                 a.name() == s
                     || (s == "pr" && *a == Algorithm::PageRank)
                     || (s == "bf" && *a == Algorithm::BellmanFord)
+                    || (s == "2hop" && *a == Algorithm::TwoHop)
+                    || (s == "local-cluster" && *a == Algorithm::LocalCluster)
             })
             .ok_or_else(|| {
                 let names: Vec<_> = Algorithm::ALL.iter().map(|a| a.name()).collect();
@@ -111,11 +126,16 @@ pub struct RunParams {
     pub damping: f64,
     /// Delta of delta-stepping; `None` picks one from the weights.
     pub delta: Option<f64>,
+    /// Nibble's truncation threshold.
+    pub epsilon: f64,
+    /// Nibble's walk steps.
+    pub walk_steps: usize,
 }
 
 impl Default for RunParams {
     fn default() -> Self {
         let pr = algo::pagerank::Params::default();
+        let nb = algo::localcluster::Params::default();
         RunParams {
             source: None,
             trials: 1,
@@ -125,6 +145,8 @@ impl Default for RunParams {
             max_iter: pr.max_iter,
             damping: pr.damping,
             delta: None,
+            epsilon: nb.epsilon,
+            walk_steps: nb.iterations,
         }
     }
 }
@@ -261,6 +283,15 @@ fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// 1 for the listed vertices, 0 for the others.
+fn membership(n: usize, vs: &[Vertex]) -> Values {
+    let mut x = vec![0i64; n];
+    for &v in vs {
+        x[v as usize] = 1;
+    }
+    Values::Int(x)
+}
+
 fn dist_values<D: DistValue>(d: &[D]) -> Values {
     Values::Float(d.iter().map(|x| x.to_f64()).collect())
 }
@@ -387,6 +418,35 @@ fn run_typed<G: InGraph>(
                 Some(size),
                 ver,
             )
+        }
+        Algorithm::TwoHop => {
+            let prm = algo::twohop::Params::default();
+            let out = repeat(trials, &mut times, |i| {
+                algo::twohop::run(g, sources[i], &prm)
+            })?;
+            let ver = p
+                .verify
+                .then(|| algo::twohop::verify(g, sources[trials - 1], &out));
+            let count = out.vertices.len() as f64;
+            (
+                membership(g.num_vertices(), &out.vertices),
+                Some(count),
+                ver,
+            )
+        }
+        Algorithm::LocalCluster => {
+            let prm = algo::localcluster::Params {
+                epsilon: p.epsilon,
+                iterations: p.walk_steps,
+            };
+            let out = repeat(trials, &mut times, |i| {
+                algo::localcluster::run(g, sources[i], &prm)
+            })?;
+            let ver = p
+                .verify
+                .then(|| algo::localcluster::verify(g, sources[trials - 1], &prm, &out));
+            let phi = out.conductance;
+            (membership(g.num_vertices(), &out.cluster), Some(phi), ver)
         }
     };
     Ok(Report {

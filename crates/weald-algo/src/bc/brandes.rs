@@ -15,7 +15,7 @@
 use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex, WealdError};
+use weald_graph::{InGraph, Result, Vertex};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -80,13 +80,8 @@ impl<W> EdgeMapFn<W> for Count<'_> {
 
 /// Dependencies of all vertices on `source`; see the module docs. Errors: `source` out of range.
 pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output> {
+    crate::require_vertex(g, source)?;
     let n = g.num_vertices();
-    if source as usize >= n {
-        return Err(WealdError::VertexOutOfRange {
-            vertex: source as u64,
-            num_vertices: n as u64,
-        });
-    }
     let sigma: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     let level: Vec<AtomicU32> = (0..n)
         .into_par_iter()

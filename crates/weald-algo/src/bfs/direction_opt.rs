@@ -14,7 +14,7 @@
 use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex, WealdError, NO_VERTEX};
+use weald_graph::{InGraph, Result, Vertex, NO_VERTEX};
 
 /// Depth of a vertex the search did not reach.
 pub const UNREACHED: u32 = u32::MAX;
@@ -98,13 +98,8 @@ impl<W> EdgeMapFn<W> for Step<'_> {
 
 /// BFS from `source`; see the module docs. Errors: `source` out of range.
 pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output> {
+    crate::require_vertex(g, source)?;
     let n = g.num_vertices();
-    if source as usize >= n {
-        return Err(WealdError::VertexOutOfRange {
-            vertex: source as u64,
-            num_vertices: n as u64,
-        });
-    }
     let state: Vec<AtomicU64> = (0..n)
         .into_par_iter()
         .map(|_| AtomicU64::new(UNVISITED))
@@ -147,6 +142,7 @@ mod tests {
     use crate::bfs::verify;
     use crate::traverse::testutil::*;
     use proptest::prelude::*;
+    use weald_graph::WealdError;
 
     const U: u32 = UNREACHED;
 

@@ -14,8 +14,8 @@
 //! make sense there.
 
 use super::{
-    finish_distances, new_distances, relax_frontier, require_vertex, require_weighted,
-    shortest_path_parents, DistOf, Output,
+    finish_distances, new_distances, relax_frontier, require_weighted, shortest_path_parents,
+    DistOf, Output,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -31,7 +31,7 @@ pub struct Params {}
 /// `NegativeCycle` if a negative cycle is reachable from the source.
 pub fn run<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Output<DistOf<G>>> {
     require_weighted::<G>("bellman-ford")?;
-    require_vertex(g, source)?;
+    crate::require_vertex(g, source)?;
     let n = g.num_vertices();
     let dist = new_distances::<DistOf<G>>(n, source);
     let queued: Vec<AtomicBool> = (0..n)

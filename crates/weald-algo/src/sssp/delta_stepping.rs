@@ -18,8 +18,7 @@
 //! Each extraction of a vertex scans its out-arcs once; memory is `O(n)` beyond the graph.
 
 use super::{
-    finish_distances, new_distances, require_vertex, require_weighted, shortest_path_parents,
-    DistOf, Output,
+    finish_distances, new_distances, require_weighted, shortest_path_parents, DistOf, Output,
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
@@ -180,7 +179,7 @@ fn relax<G: Graph>(g: &G, frontier: &[Vertex], s: &State<'_>) -> Vec<Vertex> {
 /// `Invalid` for a negative (or NaN) weight or a `delta` that is not positive and finite.
 pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<DistOf<G>>> {
     require_weighted::<G>("delta-stepping")?;
-    require_vertex(g, source)?;
+    crate::require_vertex(g, source)?;
     let n = g.num_vertices();
     let stats = weight_stats(g);
     if (stats.min.is_nan() || stats.min < 0.0) && stats.arcs > 0 {

@@ -46,18 +46,6 @@ pub(crate) fn require_weighted<G: Graph>(algorithm: &str) -> Result<()> {
     }
 }
 
-/// `WealdError::VertexOutOfRange` unless `source < n`.
-pub(crate) fn require_vertex<G: Graph>(g: &G, source: Vertex) -> Result<()> {
-    if (source as usize) < g.num_vertices() {
-        Ok(())
-    } else {
-        Err(WealdError::VertexOutOfRange {
-            vertex: source as u64,
-            num_vertices: g.num_vertices() as u64,
-        })
-    }
-}
-
 /// Distances as atomics holding `DistValue::to_ordered_bits`, for atomic min.
 pub(crate) fn new_distances<D: DistValue>(n: usize, source: Vertex) -> Vec<AtomicU64> {
     let inf = D::INF.to_ordered_bits();

@@ -18,6 +18,10 @@ fn data(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Nibble's cluster, conductance and walk mass, as bit patterns (the same arithmetic runs on
+/// every backend, so the bits must agree).
+type NibbleBits = (Vec<Vertex>, u64, Vec<(Vertex, u64)>);
+
 /// Everything the unweighted algorithms compute, for comparison across backends.
 #[derive(Debug, PartialEq)]
 struct Answers {
@@ -28,6 +32,8 @@ struct Answers {
     tc: Option<(u64, Vec<u64>)>,
     kcore: Option<Vec<u32>>,
     mis: Option<Vec<bool>>,
+    twohop: Vec<Vertex>,
+    nibble: Option<NibbleBits>,
 }
 
 fn answers<G: InGraph>(g: &G, source: Vertex) -> Answers {
@@ -60,8 +66,19 @@ fn answers<G: InGraph>(g: &G, source: Vertex) -> Answers {
         algo::mis::verify(g, &m).unwrap();
         m.in_set
     });
+    let twohop = algo::twohop::run(g, source, &Default::default()).unwrap();
+    algo::twohop::verify(g, source, &twohop).unwrap();
+    let nibble = symmetric.then(|| {
+        let p = algo::localcluster::Params::default();
+        let o = algo::localcluster::run(g, source, &p).unwrap();
+        algo::localcluster::verify(g, source, &p, &o).unwrap();
+        let mass = o.mass.iter().map(|&(v, x)| (v, x.to_bits())).collect();
+        (o.cluster, o.conductance.to_bits(), mass)
+    });
     Answers {
         bfs_depth: bfs.depth,
+        twohop: twohop.vertices,
+        nibble,
         bc: bc.dependency,
         pagerank: pr.rank,
         cc: cc.label,
@@ -90,6 +107,8 @@ fn same(reference: &Answers, other: &Answers, backend: &str) {
     assert_eq!(reference.tc, other.tc, "{backend}: triangles");
     assert_eq!(reference.kcore, other.kcore, "{backend}: coreness");
     assert_eq!(reference.mis, other.mis, "{backend}: mis");
+    assert_eq!(reference.twohop, other.twohop, "{backend}: two-hop");
+    assert_eq!(reference.nibble, other.nibble, "{backend}: nibble");
     assert_close(&reference.bc, &other.bc, &format!("{backend}: bc"));
     assert_close(
         &reference.pagerank,
