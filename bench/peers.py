@@ -268,11 +268,14 @@ def updates(system: str, op: str, size: int, path: str, repeat: int) -> dict:
     scale = max(1, int(np.ceil(np.log2(max(n, 2)))))
     g = build(system, max(n, 1 << scale), u, v, w, weighted=False)
     times = []
-    for r in range(repeat):
+    for r in range(-1, repeat):  # r = -1: an untimed warm-up batch of its own
         su, sv = rmat_sample(scale, size, 1000 + r)
         pairs = list(zip(su.tolist(), sv.tolist()))
         ins, dele = batch_ops(system, g)
-        if op == "insert":
+        if r < 0:
+            ins(pairs)
+            dele(pairs)
+        elif op == "insert":
             t = time.perf_counter()
             ins(pairs)
             times.append(time.perf_counter() - t)

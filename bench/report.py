@@ -74,7 +74,7 @@ def write(out: Path, payload: dict) -> None:
         for (case, graph, t), rs in groups.items():
             ok = [r["median"] for r in rs if r.get("times")]
             best = min(ok) if ok else None
-            for r in sorted(rs, key=lambda r: (r["system"] != "weald", r["system"])):
+            for r in sorted(rs, key=lambda r: (not r["system"].startswith("weald"), r["system"])):
                 if r.get("times") and r.get("unit") == "eps":
                     med = r["median"]
                     size = r["check"].get("size", 0)
@@ -87,7 +87,7 @@ def write(out: Path, payload: dict) -> None:
                              f"{r['peak_rss_mb']:.0f} MiB", f"{med / best:.2f}" if best else "—"]
                 else:
                     cells = [f"error: {r.get('error')}", "", "", ""]
-                name = f"**{r['system']}**" if r["system"] == "weald" else r["system"]
+                name = f"**{r['system']}**" if r["system"].startswith("weald") else r["system"]
                 lines.append(f"| {case} | {graph} | {t} | {name} | " + " | ".join(cells) + " |")
         lines.append("")
         notes = [r for r in rows if r.get("check", {}).get("note")]

@@ -82,7 +82,7 @@ def main() -> int:
                     if m.error:
                         continue
                     argv = argv_fn(t, per_round)
-                    if sys_ == "weald" and case.weald_run and rnd == 0 and case.check_key:
+                    if sys_.startswith("weald") and case.weald_run and rnd == 0 and case.check_key:
                         argv = argv + ["--verify"]
                     harness.log(f"{case.suite}/{case.name} {case.graph} t={t} {sys_} (round {rnd + 1})")
                     # `weald info` measures one load per process: repeat the process instead.
@@ -132,7 +132,7 @@ def main() -> int:
 
 def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
     """Times and check values from one process's JSON."""
-    if system == "weald" and case.weald_run:
+    if system.startswith("weald") and case.weald_run:  # `weald run --json` (any backend)
         trials = data["trials"]
         times = trials[1:] if len(trials) > 1 else trials
         check = {}
@@ -166,8 +166,9 @@ def guard(cases, results) -> list[str]:
             w = next((m for m in ms if m.system == "weald" and not m.error), None)
             if w is None:
                 continue
-            if w.check.get("verified") is False:
-                out.append(f"{suite}/{name} {graph} t={t}: Weald's verifier failed")
+            for m in ms:
+                if m.system.startswith("weald") and m.check.get("verified") is False:
+                    out.append(f"{suite}/{name} {graph} t={t}: Weald's verifier failed ({m.system})")
             for key in c.guard:
                 for p in ms:
                     if p is w or p.error or key not in p.check or key not in w.check:

@@ -2,6 +2,9 @@
 
 Weald runs `weald run ALGO FILE.wgb --json --trials R+1` (the first trial is the warm-up);
 peers run bench/peers.py on the same graph (built from the same edges, not timed).
+`weald ctree` is the same command with `--backend ctree`: the kernel on a C-tree snapshot
+(loading and converting are not timed), for the kernels Aspen reports on its snapshots and
+the cheap ones (the C-tree store issue asks for at most 1.3x the CSR's time).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ KERNELS = {
     "mis": (("networkit",), None),
 }
 SOURCED = {"bfs", "bc", "sssp"}
+CTREE = {"bfs", "bc", "pagerank", "cc", "mis"}
 
 
 def weald_run_argv(ctx: Context, g, k: str, t: int, r: int) -> list:
@@ -39,6 +43,9 @@ def cases(ctx: Context) -> list[Case]:
         for k, (peers, key) in KERNELS.items():
             c = Case("static", k, g.label, guard=(key,) if key else (), check_key=key)
             c.systems["weald"] = lambda t, r, k=k, g=g: weald_run_argv(ctx, g, k, t, r)
+            if k in CTREE:
+                c.systems["weald ctree"] = lambda t, r, k=k, g=g: weald_run_argv(ctx, g, k, t, r) + [
+                    "--backend", "ctree"]
             for p in peers:
                 if p == "networkx" and g.vertices > 70_000:
                     continue  # networkx only at small scale

@@ -2,9 +2,11 @@
 store vs the Python-reachable dynamic peers (NetworKit addEdge/removeEdge loops, igraph
 add_edges/delete_edges, rustworkx add_edges_from_no_data/remove_edge_list).
 
-Each case is one process per system: it builds the base graph (not timed), then times
-`repeat` batches of RMAT-sampled edges (Graph500 parameters) inserted, or inserted and then
-deleted (only the deletion timed). Throughput = batch edges / seconds (higher is better).
+Each case is one process per system: it builds the base graph (not timed), runs one untimed
+warm-up batch, then times `repeat` batches of RMAT-sampled edges (Graph500 parameters)
+inserted, or inserted and then deleted (only the deletion timed); batches of at most 1,000
+edges take at least SMALL_REPEATS samples per process (a batch of 10 lasts microseconds, and a
+median of a handful of them is noise). Throughput = batch edges / seconds (higher is better).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .common import Case, Context
 SIZES = [10, 1_000, 100_000, 1_000_000]
 QUICK_SIZES = [10, 1_000]
 PEERS = ("networkit", "igraph", "rustworkx")
+SMALL_REPEATS = 25
 
 
 def cases(ctx: Context) -> list[Case]:
@@ -22,16 +25,20 @@ def cases(ctx: Context) -> list[Case]:
     for size in QUICK_SIZES if ctx.quick else SIZES:
         for op in ("insert", "delete"):
             c = Case("updates", f"{op} {size}", g.label, unit="eps", weald_run=False)
-            c.systems["weald"] = lambda t, r, op=op, size=size: [
+            reps = (lambda r: max(r, SMALL_REPEATS)) if size <= 1_000 and not ctx.quick else (lambda r: r)
+            c.systems["weald"] = lambda t, r, op=op, size=size, reps=reps: [
                 ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
-                "--batch-sizes", str(size), "--trials", str(r), "--json",
+                "--batch-sizes", str(size), "--trials", str(reps(r)), "--json",
             ]
             for p in PEERS:
                 if size >= 1_000_000 and p == "networkit":
                     continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
-                c.systems[p] = lambda t, r, op=op, size=size, p=p: [
+                # igraph rebuilds its indices on every call (~6 s per batch at scale 20, whatever
+                # the size): more samples would add minutes without changing its median.
+                pr = (lambda r: r) if p == "igraph" else reps
+                c.systems[p] = lambda t, r, op=op, size=size, p=p, pr=pr: [
                     ctx.py, ctx.peers_script, "updates", p, op, str(size), str(g.npz),
-                    "--repeat", str(r),
+                    "--repeat", str(pr(r)),
                 ]
             out.append(c)
     return out

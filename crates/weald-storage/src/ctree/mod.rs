@@ -40,6 +40,21 @@
 //! * graph batches: parallel sort, duplicate merging, grouping by source, then one parallel
 //!   multi-update of the vertex tree, each touched vertex doing a multi-insert/-delete.
 //!
+//! ## Cache misses (what small batches cost)
+//!
+//! A batch of k random edges touches k root-to-leaf paths of a vertex tree whose lower levels
+//! are not in cache, and path copying a node writes four cold lines: the node, the sibling it
+//! shares (its count), the vertex's prefix chunk and edge-tree root (their counts). So:
+//! * every copied node (vertex tree and edge trees) prefetches all four before recursing, and
+//!   the recursion descends into the changed side before cloning the unchanged one;
+//! * a sequential sub-batch first walks its search paths in lock step, 16 at a time, with
+//!   prefetches (`vtree::warm`), so the misses of different paths overlap instead of queueing;
+//! * a node prefetches its children and chunks before its fields are dropped.
+//!
+//! On RMAT scale 20 (1 thread) this took single-edge-batch inserts from ~12 µs to ~5 µs and
+//! batches of 10 from 8.6e4 to 2.5e5 edges/s. What remains is the depth of a binary vertex
+//! tree (~28 levels for 1 M vertices, the lower ~14 cold); see `docs/benchmarks.md`.
+//!
 //! ## Memory
 //!
 //! Per present vertex: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
@@ -51,7 +66,10 @@
 //! Measured (ignored test `ctree_measure`, test profile): symmetric unweighted RMAT scale 16
 //! (a = 0.57, b = c = 0.19; 16 · 2^16 generated edges, 1.82 M stored arcs, 46.8 k vertices
 //! present): 3.64 bytes per stored arc (vertex tree 45 %, chunks 48 %, edge-tree nodes 7 %).
-//! The 3.0 bytes/arc goal at RMAT scale 20 is not reached or measured.
+//! At RMAT scale 20 (`weald info FILE --backend ctree --json`: 1,048,575 vertices, 31.4 M
+//! arcs): 4.61 bytes per arc = vertex tree 2.14 (64 bytes for each vertex, and 38 % of the
+//! vertices have no edge) + chunks 2.27 + edge-tree nodes 0.21. The 3.0 goal needs a vertex
+//! index that does not spend a 64-byte node per vertex (blocks of vertices, see issue notes).
 //!
 //! ## Ids
 //!
