@@ -82,7 +82,7 @@ def main() -> int:
                     if m.error:
                         continue
                     argv = argv_fn(t, per_round)
-                    if sys_.startswith("weald") and case.weald_run and rnd == 0 and case.check_key:
+                    if is_weald_cli(sys_) and case.weald_run and rnd == 0 and case.check_key:
                         argv = argv + ["--verify"]
                     harness.log(f"{case.suite}/{case.name} {case.graph} t={t} {sys_} (round {rnd + 1})")
                     # `weald info` measures one load per process: repeat the process instead.
@@ -130,9 +130,14 @@ def main() -> int:
     return 1 if failed or mismatches else 0
 
 
+def is_weald_cli(system: str) -> bool:
+    """`weald` or a variant of it (`weald ctree`): the `weald` binary, not the Python package."""
+    return system == "weald" or system.startswith("weald ")
+
+
 def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
     """Times and check values from one process's JSON."""
-    if system.startswith("weald") and case.weald_run:  # `weald run --json` (any backend)
+    if is_weald_cli(system) and case.weald_run:  # `weald run --json` (any backend)
         trials = data["trials"]
         times = trials[1:] if len(trials) > 1 else trials
         check = {}
@@ -167,7 +172,7 @@ def guard(cases, results) -> list[str]:
             if w is None:
                 continue
             for m in ms:
-                if m.system.startswith("weald") and m.check.get("verified") is False:
+                if is_weald_cli(m.system) and m.check.get("verified") is False:
                     out.append(f"{suite}/{name} {graph} t={t}: Weald's verifier failed ({m.system})")
             for key in c.guard:
                 for p in ms:
