@@ -51,9 +51,10 @@
 //!   prefetches (`vtree::warm`), so the misses of different paths overlap instead of queueing;
 //! * a node prefetches its children and chunks before its fields are dropped.
 //!
-//! On RMAT scale 20 (1 thread) this took single-edge-batch inserts from ~12 µs to ~5 µs and
-//! batches of 10 from 8.6e4 to 2.5e5 edges/s. What remains is the depth of a binary vertex
-//! tree (~28 levels for 1 M vertices, the lower ~14 cold); see `docs/benchmarks.md`.
+//! On RMAT scale 20 (1 thread, `weald bench updates FILE --trials 1000`) this took batches of
+//! 10 from 8.6e4 to 2.6e5 inserted edges/s (116 → 38 µs a batch) and batches of 1000 from
+//! 1.5e5 to 3.3e5; a single-edge insert now takes ~5 µs. What remains is the depth of a binary
+//! vertex tree (~28 levels for 1 M vertices, the lower ~14 cold); see `docs/benchmarks.md`.
 //!
 //! ## Memory
 //!
