@@ -131,16 +131,12 @@ impl<W: Weight> VersionedGraph<W> {
     /// freeing (a walk over every node the batch replaced) out of its visibility latency.
     pub fn set_deferred(&self, graph: CTreeGraph<W>) -> (u64, Retired<W>) {
         let mut st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let v = self.publish(&mut st, graph);
-        let gone = if self.active.load(SeqCst) == 0 {
-            std::mem::take(&mut st.retired)
-        } else {
-            Vec::new()
-        };
-        (v, Retired { _held: gone })
+        self.publish(&mut st, graph)
     }
 
-    fn publish(&self, st: &mut WriterState<W>, graph: CTreeGraph<W>) -> u64 {
+    /// Swap in `graph` as the next version; the retired versions no reader can still be
+    /// acquiring are handed back.
+    fn publish(&self, st: &mut WriterState<W>, graph: CTreeGraph<W>) -> (u64, Retired<W>) {
         st.number += 1;
         let v = Arc::new(Version {
             number: st.number,
@@ -151,7 +147,18 @@ impl<W: Weight> VersionedGraph<W> {
             .swap(Arc::into_raw(v) as *mut Version<W>, SeqCst);
         // SAFETY: `old` was the owned pointer of the current version; we take its count back.
         st.retired.push(unsafe { Arc::from_raw(old) });
-        st.number
+        (st.number, self.unreachable(st))
+    }
+
+    /// The retired versions, taken out of `st`, if no reader is between loading the current
+    /// pointer and counting itself (then none can reach them); nothing otherwise.
+    fn unreachable(&self, st: &mut WriterState<W>) -> Retired<W> {
+        let held = if self.active.load(SeqCst) == 0 {
+            std::mem::take(&mut st.retired)
+        } else {
+            Vec::new()
+        };
+        Retired { _held: held }
     }
 
     /// Apply `batch` to the latest version and publish the result (as the single writer).
@@ -160,20 +167,14 @@ impl<W: Weight> VersionedGraph<W> {
         let cur = self.acquire();
         let (g, r) = cur.graph().apply(batch, rule);
         drop(cur);
-        let v = self.publish(&mut st, g);
-        if self.active.load(SeqCst) == 0 {
-            st.retired.clear();
-        }
-        (v, r)
+        (self.publish(&mut st, g).0, r)
     }
 
     /// Release retired versions no reader can still be acquiring; returns how many are still
     /// parked. (Called by `set` too.)
     pub fn reclaim(&self) -> usize {
         let mut st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        if self.active.load(SeqCst) == 0 {
-            st.retired.clear();
-        }
+        drop(self.unreachable(&mut st));
         st.retired.len()
     }
 

@@ -56,10 +56,10 @@ pub fn batch_updates<W: Weight>(
                 .collect()
         })
         .collect();
+    let (timed, warm) = samples.split_at(trials);
     let mut out = Vec::with_capacity(sizes.len());
     for &size in sizes {
         let (mut ins, mut del) = (Vec::new(), Vec::new());
-        let (timed, warm) = samples.split_at(trials);
         for (i, sample) in warm.iter().chain(timed).enumerate() {
             let batch = &sample[..size.min(sample.len())];
             let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
