@@ -19,26 +19,32 @@ PEERS = ("networkit", "igraph", "rustworkx")
 SMALL_REPEATS = 25
 
 
+def repeats(system: str, size: int, r: int, quick: bool) -> int:
+    """Timed batches per process: at least SMALL_REPEATS for batches of at most 1,000 edges,
+    except for igraph, which rebuilds its indices on every call (~6 s per batch at scale 20,
+    whatever the size): more samples would add minutes without changing its median."""
+    if size <= 1_000 and not quick and system != "igraph":
+        return max(r, SMALL_REPEATS)
+    return r
+
+
 def cases(ctx: Context) -> list[Case]:
     out = []
     g = ctx.graphs[0]  # the RMAT graph
     for size in QUICK_SIZES if ctx.quick else SIZES:
         for op in ("insert", "delete"):
             c = Case("updates", f"{op} {size}", g.label, unit="eps", weald_run=False)
-            reps = (lambda r: max(r, SMALL_REPEATS)) if size <= 1_000 and not ctx.quick else (lambda r: r)
-            c.systems["weald"] = lambda t, r, op=op, size=size, reps=reps: [
+            c.systems["weald"] = lambda t, r, op=op, size=size: [
                 ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
-                "--batch-sizes", str(size), "--trials", str(reps(r)), "--json",
+                "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
+                "--json",
             ]
             for p in PEERS:
                 if size >= 1_000_000 and p == "networkit":
                     continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
-                # igraph rebuilds its indices on every call (~6 s per batch at scale 20, whatever
-                # the size): more samples would add minutes without changing its median.
-                pr = (lambda r: r) if p == "igraph" else reps
-                c.systems[p] = lambda t, r, op=op, size=size, p=p, pr=pr: [
+                c.systems[p] = lambda t, r, op=op, size=size, p=p: [
                     ctx.py, ctx.peers_script, "updates", p, op, str(size), str(g.npz),
-                    "--repeat", str(pr(r)),
+                    "--repeat", str(repeats(p, size, r, ctx.quick)),
                 ]
             out.append(c)
     return out

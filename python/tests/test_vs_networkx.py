@@ -18,11 +18,12 @@ UNDIRECTED = [
     "static/musae/lastfm_asia_edges.csv",
 ]
 DIRECTED = ["static/wiki-Vote.txt", "static/C-elegans-frontal.txt"]
+BOTH = [(r, False) for r in UNDIRECTED] + [(r, True) for r in DIRECTED]
 ROADS = ["weighted/street/monaco.tsv", "weighted/street/andorra.tsv", "weighted/minnesota_road.tsv"]
 
 
-def load(rel, directed=False, weighted=False):
-    g = weald.read(DATA / rel, directed=directed, weighted=weighted or None)
+def load(rel, directed=False, weighted=False, **read_opts):
+    g = weald.read(DATA / rel, directed=directed, weighted=weighted or None, **read_opts)
     G = nx_graph(rel, directed=directed, weighted=weighted)
     if rel == "static/CA-GrQc.txt":  # first line `5242 28980` is a count line, not an edge
         G.remove_edge(5242, 28980)
@@ -34,10 +35,8 @@ def source_of(G) -> int:
     return max(G.nodes, key=lambda v: (G.degree(v), -v))
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
-def test_components_as_partitions(rel):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", BOTH)
+def test_components_as_partitions(rel, directed):
     g, G = load(rel, directed)
     ids, pos = id_maps(g)
     assert g.num_vertices == G.number_of_nodes()
@@ -50,10 +49,8 @@ def test_components_as_partitions(rel):
         assert labels == {min(pos[v] for v in c)}
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
-def test_bfs_depths(rel):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", BOTH)
+def test_bfs_depths(rel, directed):
     g, G = load(rel, directed)
     ids, pos = id_maps(g)
     s = source_of(G)
@@ -65,10 +62,8 @@ def test_bfs_depths(rel):
     assert ((parent == -1) == (depth == -1)).all()
 
 
-@pytest.mark.parametrize("rel", ["static/facebook_combined.txt.gz", "static/wiki-Vote.txt#directed"])
-def test_pagerank(rel):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", [("static/facebook_combined.txt.gz", False), ("static/wiki-Vote.txt", True)])
+def test_pagerank(rel, directed):
     g, G = load(rel, directed)
     ids, _ = id_maps(g)
     rank = weald.pagerank(g, tol=1e-10, max_iter=1000)
@@ -141,10 +136,8 @@ def test_mis_is_maximal_independent(rel):
     assert np.array_equal(member, weald.mis(g, seed=7))
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED[:2] + [DIRECTED[0] + "#directed"])
-def test_two_hop(rel):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", [(r, False) for r in UNDIRECTED[:2]] + [(DIRECTED[0], True)])
+def test_two_hop(rel, directed):
     g, G = load(rel, directed)
     ids, pos = id_maps(g)
     s = source_of(G)
@@ -155,8 +148,7 @@ def test_two_hop(rel):
 
 @pytest.mark.parametrize("rel", UNDIRECTED[:2])
 def test_local_cluster_conductance(rel):
-    g, G = load(rel)
-    g = weald.read(DATA / rel, drop_self_loops=True)
+    g, G = load(rel, drop_self_loops=True)
     G.remove_edges_from(nx.selfloop_edges(G))
     ids, pos = id_maps(g)
     s = source_of(G)

@@ -21,6 +21,7 @@ UNDIRECTED = [
     "static/hartford_drug.edgelist",
 ]
 DIRECTED = ["static/wiki-Vote.txt", "static/email-Eu-core.txt.gz", "static/C-elegans-frontal.txt"]
+BOTH = [(r, False) for r in UNDIRECTED] + [(r, True) for r in DIRECTED]
 ROADS = [
     "weighted/street/monaco.tsv",
     "weighted/street/andorra.tsv",
@@ -66,10 +67,8 @@ def test_weak_components_directed(rel, tmp_path):
         assert {labels[v] for v in c} == {min(c)}
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
-def test_bfs_depths(rel, tmp_path):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", BOTH)
+def test_bfs_depths(rel, directed, tmp_path):
     g = nx_graph(rel, directed=directed)
     s = source_of(g)
     extra = ["--directed"] if directed else []
@@ -100,10 +99,8 @@ def test_coreness(rel, tmp_path):
     assert rep["result"] == max(expected.values())
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
-def test_pagerank(rel, tmp_path):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", BOTH)
+def test_pagerank(rel, directed, tmp_path):
     g = nx_graph(rel, directed=directed)
     extra = ["--directed"] if directed else []
     _, rank = weald_run("pagerank", DATA / rel, "--tol", "1e-10", "--max-iter", "1000", *extra, tmp_path=tmp_path)
@@ -166,10 +163,8 @@ def test_mis_is_maximal_independent(rel, tmp_path):
     assert all(v in chosen or any(u in chosen for u in g[v]) for v in g.nodes)
 
 
-@pytest.mark.parametrize("rel", UNDIRECTED + [d + "#directed" for d in DIRECTED])
-def test_two_hop(rel, tmp_path):
-    directed = rel.endswith("#directed")
-    rel = rel.removesuffix("#directed")
+@pytest.mark.parametrize("rel,directed", BOTH)
+def test_two_hop(rel, directed, tmp_path):
     g = nx_graph(rel, directed=directed)
     s = source_of(g)
     extra = ["--directed"] if directed else []
