@@ -75,8 +75,14 @@ pub struct UpdatesArgs {
     /// Trials per batch size (the median is reported).
     #[arg(long, default_value_t = 3)]
     trials: usize,
+    /// Seed of the batches' RMAT stream (its vertex permutation is independent of the graph's,
+    /// as in Aspen's experiment).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Draw the batches instead from the stream that generated the graph with `weald generate
+    /// rmat --seed S` (same scale), after the graph's own arcs: updates land on its hubs.
+    #[arg(long, value_name = "S")]
+    graph_seed: Option<u64>,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -88,15 +94,19 @@ fn bench_updates(a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
     let lg = a.load.load_ctree(&a.file, quiet)?;
     let (g, build_s) = (lg.graph, lg.convert_s);
     let spin = Spinner::new(quiet, "batch updates");
+    let sampling = match a.graph_seed {
+        Some(s) => weald::experiments::Sampling::GraphStream(s),
+        None => weald::experiments::Sampling::Independent(a.seed),
+    };
     let rows = match &g {
         AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
         }
         AnyGraph::CTree(weald::AnyFlat::Int(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
         }
         AnyGraph::CTree(weald::AnyFlat::Float(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, a.seed)?
+            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
         }
         AnyGraph::Csr(_) => unreachable!("converted to ctree above"),
     };
@@ -113,17 +123,22 @@ fn bench_updates(a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
             "{}",
             json!({"file": a.file, "backend": "ctree", "vertices": g.num_vertices(), "edges": g.num_edges(),
                    "threads": rayon::current_num_threads(), "trials": a.trials, "ctree_build_s": build_s,
+                   "sampling": if a.graph_seed.is_some() { "graph-stream" } else { "independent" },
                    "memory_bytes": g.memory_bytes(), "batches": batches})
         );
     } else {
         println!(
-            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc), {} threads, median of {} trials",
+            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc), {} threads, median of {} trials, {}",
             a.file.display(),
             g.num_vertices(),
             g.num_edges(),
             g.memory_bytes() as f64 / g.num_arcs().max(1) as f64,
             rayon::current_num_threads(),
-            a.trials
+            a.trials,
+            match a.graph_seed {
+                Some(s) => format!("batches continue the graph's RMAT stream (seed {s})"),
+                None => "batches independent of the graph's ids".into(),
+            }
         );
         println!(
             "{:>10} {:>16} {:>16}",

@@ -137,6 +137,14 @@ pub fn rmat(p: &RmatParams) -> EdgeList<()> {
 /// same as in [`rmat`] with any edge factor, so this samples a stream of R-MAT edges without
 /// generating the whole graph.
 pub fn rmat_arcs(p: &RmatParams, m: usize) -> EdgeList<()> {
+    rmat_arcs_from(p, 0, m)
+}
+
+/// Arcs `first .. first + m` of the R-MAT sequence of `p` (each arc is drawn from its own
+/// counter-based stream, so any range costs only its length). Arcs past the graph's own
+/// (`first >= edge_factor << scale`) continue the stream that generated [`rmat`]`(p)`: the same
+/// vertex permutation, so they land on that graph's hubs.
+pub fn rmat_arcs_from(p: &RmatParams, first: u64, m: usize) -> EdgeList<()> {
     let scale = p.scale.min(31);
     let n = 1usize << scale;
     let (a, ab, abc) = (p.a, p.a + p.b, p.a + p.b + p.c);
@@ -145,7 +153,7 @@ pub fn rmat_arcs(p: &RmatParams, m: usize) -> EdgeList<()> {
         .into_par_iter()
         .with_min_len(4096)
         .map(|i| {
-            let mut s = Stream::new(p.seed, i as u64);
+            let mut s = Stream::new(p.seed, first + i as u64);
             let (mut u, mut v) = (0u64, 0u64);
             for _ in 0..scale {
                 let r = s.unit();

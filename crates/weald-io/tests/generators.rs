@@ -48,6 +48,33 @@ fn rmat_shape() {
 }
 
 #[test]
+fn rmat_arc_ranges_continue_the_graphs_stream() {
+    let p = RmatParams {
+        scale: 10,
+        seed: 5,
+        ..Default::default()
+    };
+    let g = gen::rmat(&p);
+    // A range is the same arcs as the prefix of the whole sequence...
+    let mid = gen::rmat_arcs_from(&p, 1000, 500);
+    assert_eq!(mid.src, g.src[1000..1500]);
+    assert_eq!(mid.dst, g.dst[1000..1500]);
+    assert_eq!(gen::rmat_arcs(&p, 700).src, g.src[..700]);
+    // ...and past the graph's arcs it keeps its hubs: the graph's top vertex is also the
+    // continuation's most frequent endpoint (the permutation is the same).
+    let top = |src: &[u32], dst: &[u32]| {
+        let mut deg = vec![0usize; 1 << 10];
+        for &v in src.iter().chain(dst) {
+            deg[v as usize] += 1;
+        }
+        deg.iter().enumerate().max_by_key(|p| p.1).unwrap().0
+    };
+    let next = gen::rmat_arcs_from(&p, 64 << 10, 20_000);
+    assert_eq!(top(&g.src, &g.dst), top(&next.src, &next.dst));
+    assert_ne!(next.src[..100], g.src[..100]);
+}
+
+#[test]
 fn uniform_and_weights_are_deterministic() {
     let a = in_pool(1, || gen::uniform(1000, 50_000, 7));
     let b = in_pool(2, || gen::uniform(1000, 50_000, 7));

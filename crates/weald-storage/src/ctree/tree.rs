@@ -431,6 +431,10 @@ fn insert_rec<W: Weight>(
     rule: Combine,
 ) -> (Chunk, Link<W>) {
     let Some(n) = root else {
+        if !xs.iter().any(|&(x, _)| heads.is_head(x)) {
+            // Still one chunk: splice the new elements in.
+            return (prefix.splice(base, xs, &[], rule), None);
+        }
         let mut old = Vec::new();
         prefix.decode_into(base, &mut old);
         let mut merged = Vec::new();
@@ -483,18 +487,7 @@ fn delete_rec<W: Weight>(
         if ks[ks.len() - 1] < first || ks[0] > last {
             return (prefix.clone(), None);
         }
-        let mut kept: Vec<(Vertex, W)> = Vec::new();
-        let mut k = 0;
-        prefix.for_each(base, |x, w| {
-            while k < ks.len() && ks[k] < x {
-                k += 1;
-            }
-            if k >= ks.len() || ks[k] != x {
-                kept.push((x, w));
-            }
-            true
-        });
-        return (Chunk::encode(base, &kept), None);
+        return (prefix.splice::<W>(base, &[], ks, Combine::First), None);
     };
     prefetch_node(n);
     let i = ks.partition_point(|&x| x < n.head);

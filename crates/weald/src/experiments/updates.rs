@@ -22,15 +22,32 @@ pub struct BatchTiming {
     pub delete_seconds: Vec<f64>,
 }
 
+/// Where the experiment's batches come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// RMAT arcs (Graph500 parameters) over the graph's id range whose vertex permutation is
+    /// independent of the graph's: the batches' hubs are unrelated to the graph's, as in Aspen's
+    /// experiment (RMAT batches into real graphs). The seed picks the stream; it is salted so
+    /// that it never coincides with `weald generate rmat --seed S` for the same S.
+    Independent(u64),
+    /// The continuation of the stream that generated the graph with `weald generate rmat
+    /// --seed S` (same scale): the same vertex permutation, arcs past the graph's own. Updates
+    /// land on the graph's hubs, whose large edge trees make each touched chunk a full
+    /// decode-merge-encode: the costlier, growth-like case.
+    GraphStream(u64),
+}
+
+/// Salt of [`Sampling::Independent`] seeds.
+const SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// Run the batch-update experiment on `base` (which is left unchanged: versions are
-/// purely functional). Each trial samples a fresh batch from an RMAT generator over the
-/// graph's id range (Graph500 parameters, seed `seed + trial`); at each size one untimed
-/// warm-up batch (seed `seed + trials`) runs first.
+/// purely functional). Each trial samples a fresh batch (see [`Sampling`]); at each size one
+/// untimed warm-up batch runs first.
 pub fn batch_updates<W: Weight>(
     base: &CTreeGraph<W>,
     sizes: &[usize],
     trials: usize,
-    seed: u64,
+    sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
     if sizes.is_empty() || sizes.contains(&0) {
         return Err(WealdError::Invalid("batch sizes must be positive".into()));
@@ -41,14 +58,28 @@ pub fn batch_updates<W: Weight>(
     let scale = (usize::BITS - (n - 1).leading_zeros()).max(1);
     // One more sample than trials: the last is the warm-up batch (a batch of its own, so the
     // timed ones do not find their paths already in cache).
-    let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..=trials)
+    let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..=trials as u64)
         .map(|t| {
-            let p = gen::RmatParams {
-                scale,
-                seed: seed.wrapping_add(t as u64),
-                ..Default::default()
+            let el = match sampling {
+                Sampling::Independent(seed) => {
+                    let p = gen::RmatParams {
+                        scale,
+                        seed: (seed ^ SALT).wrapping_add(t),
+                        ..Default::default()
+                    };
+                    gen::rmat_arcs(&p, max)
+                }
+                Sampling::GraphStream(seed) => {
+                    let p = gen::RmatParams {
+                        scale,
+                        seed,
+                        ..Default::default()
+                    };
+                    // Past any edge factor up to 64: never one of the graph's own arcs.
+                    let first = (64u64 << scale) + t * max as u64;
+                    gen::rmat_arcs_from(&p, first, max)
+                }
             };
-            let el = gen::rmat_arcs(&p, max);
             el.src
                 .iter()
                 .zip(&el.dst)
