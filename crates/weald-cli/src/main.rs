@@ -13,6 +13,20 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (the index of `mi_option_purge_delay` in mimalloc.h).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Keep freed memory for a second before returning it to the OS (mimalloc's default is 10 ms):
+/// a writer that frees the nodes of retired versions and allocates the next batch's would
+/// otherwise hand pages back and fault them in again (zeroed) batch after batch — 25–35% of a
+/// small batch's time. `MIMALLOC_PURGE_DELAY` in the environment still wins.
+fn tune_allocator() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    }
+}
+
 /// Weald: a single-machine engine for graphs that change.
 #[derive(Parser, Debug)]
 #[command(name = "weald", version, about, long_about = None)]
@@ -28,6 +42,7 @@ pub struct Cli {
 }
 
 fn main() -> ExitCode {
+    tune_allocator();
     let cli = Cli::parse();
     if let Some(t) = cli.threads {
         if t == 0 {
