@@ -56,9 +56,12 @@ def main() -> None:
     for t in sorted({r["threads"] for r in upd}):
         fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
         for ax, op in zip(axes, ("insert", "delete")):
-            for s in sorted({r["system"] for r in upd}, key=lambda s: (s != "weald", s)):
+            # one line per system and batch source (the `, graph hubs` cases are their own line)
+            def series(r):
+                return r["system"] + (" (graph hubs)" if r["case"].endswith("graph hubs") else "")
+            for s in sorted({series(r) for r in upd}, key=lambda s: (not s.startswith("weald"), s)):
                 pts = sorted((r["check"]["size"], r["check"]["size"] / r["median"]) for r in upd
-                             if r["threads"] == t and r["system"] == s and r["case"].startswith(op))
+                             if r["threads"] == t and series(r) == s and r["case"].startswith(op))
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=s)
             ax.set_xscale("log")

@@ -7,6 +7,12 @@ warm-up batch, then times `repeat` batches of RMAT-sampled edges (Graph500 param
 inserted, or inserted and then deleted (only the deletion timed); batches of at most 1,000
 edges take at least SMALL_REPEATS samples per process (a batch of 10 lasts microseconds, and a
 median of a handful of them is noise). Throughput = batch edges / seconds (higher is better).
+
+The batches' vertex permutation is independent of the graph's (as in Aspen's experiment and
+the peers' numpy sampler), so most updates land on low-degree vertices. The `..., graph hubs`
+cases (Weald only: the peers have no way to draw from Weald's generator) continue the stream
+that generated the graph (`weald bench updates --graph-seed 1`), so updates land on its hubs,
+whose long edge lists make each touched chunk a rewrite: the costlier case.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ SIZES = [10, 1_000, 100_000, 1_000_000]
 QUICK_SIZES = [10, 1_000]
 PEERS = ("networkit", "igraph", "rustworkx")
 SMALL_REPEATS = 25
+HUB_SIZES = [1_000, 100_000]
 
 
 def repeats(system: str, size: int, r: int, quick: bool) -> int:
@@ -46,5 +53,14 @@ def cases(ctx: Context) -> list[Case]:
                     ctx.py, ctx.peers_script, "updates", p, op, str(size), str(g.npz),
                     "--repeat", str(repeats(p, size, r, ctx.quick)),
                 ]
+            out.append(c)
+    for size in [] if ctx.quick else HUB_SIZES:
+        for op in ("insert", "delete"):
+            c = Case("updates", f"{op} {size}, graph hubs", g.label, unit="eps", weald_run=False)
+            c.systems["weald"] = lambda t, r, size=size: [
+                ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
+                "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
+                "--graph-seed", "1", "--json",
+            ]
             out.append(c)
     return out
