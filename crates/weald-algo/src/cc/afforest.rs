@@ -119,7 +119,10 @@ fn sample_frequent(comp: &[AtomicU32], samples: usize) -> Option<Vertex> {
     if n == 0 || samples == 0 {
         return None;
     }
-    let mut counts: HashMap<Vertex, usize> = HashMap::new();
+    // More samples than vertices tell nothing new; on a tiny graph they would be most of the
+    // call's time (1024 hash-map updates against a kernel of a few hundred arcs).
+    let samples = samples.min(n);
+    let mut counts: HashMap<Vertex, usize> = HashMap::with_capacity(samples.min(64));
     for i in 0..samples {
         let v = (splitmix64(i as u64) % n as u64) as usize;
         *counts.entry(comp[v].load(Relaxed)).or_default() += 1;
