@@ -1,11 +1,13 @@
-"""Worker process for one peer case (NetworKit, igraph, rustworkx, networkx).
+"""Worker process for one peer case (NetworKit, igraph, rustworkx, networkx, python-graphblas).
 
     peers.py prepare EDGELIST OUT.npz        edge list (both directions) -> each edge once, int32
     peers.py meta IN.npz                     vertices, edges, a random non-isolated source
     peers.py load SYSTEM EDGELIST            time reading the text edge list into SYSTEM's graph
     peers.py kernel SYSTEM CASE IN.npz --repeat R --source S [--tol T] [--inner K]
 
-SYSTEM is networkit, igraph, rustworkx, networkx, or weald-py (Weald's own Python package,
+SYSTEM is networkit, igraph, rustworkx, networkx, graphblas (python-graphblas on SuiteSparse,
+with the textbook GraphBLAS kernels written here: masked BFS, PageRank, min-plus Bellman-Ford,
+masked L·Lᵀ triangles), or weald-py (Weald's own Python package,
 `import weald`, which the harness runs with the repository's .venv interpreter). With --inner K
 each timed repeat calls the kernel K times and reports the time per call (call overhead on tiny
 graphs).
@@ -106,11 +108,74 @@ def build(system: str, n, u, v, w, weighted: bool):
         else:
             g.add_edges_from(zip(u.tolist(), v.tolist()))
         return g
+    if system == "graphblas":
+        import graphblas as gb
+
+        gb.ss.config["nthreads"] = THREADS
+        rows, cols = np.concatenate([u, v]), np.concatenate([v, u])
+        if weighted:
+            vals = np.concatenate([w, w]).astype(np.float64)
+            return gb.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n, dup_op=gb.binary.min)
+        return gb.Matrix.from_coo(rows, cols, True, nrows=n, ncols=n)
     raise SystemExit(f"unknown system {system}")
+
+
+def graphblas_kernel(case: str, A, source: int, tol: float):
+    """The standard GraphBLAS formulations (as in LAGraph), one Python call per round."""
+    import graphblas as gb
+    from graphblas import Vector, agg, binary, semiring
+
+    n = A.nrows
+    if case == "bfs":
+        def f():
+            seen = Vector(bool, n)
+            seen[source] = True
+            q = seen.dup()
+            while q.nvals:
+                q(~seen.S, replace=True) << semiring.any_pair(q @ A)
+                seen(q.S) << True
+            return {"reached": seen.nvals}
+        return f
+    if case == "pagerank":
+        deg = A.reduce_rowwise(agg.count).new(dtype=float)
+        def f():
+            r = Vector(float, n)
+            r << 1.0 / n
+            for _ in range(100):
+                x = (r / deg).new()  # only where deg > 0
+                dangling = 1.0 - x.ewise_mult(deg, binary.times).reduce().get(0.0)
+                nr = Vector(float, n)
+                nr << (1 - 0.85) / n + 0.85 * dangling / n
+                nr(accum=binary.plus) << semiring.plus_first(x @ A).new().apply(binary.times, right=0.85)
+                delta = (nr - r).new().apply(gb.unary.abs).reduce().get(0.0)
+                r = nr
+                if delta < tol:
+                    break
+            return {"sum": round(r.reduce().get(0.0), 6)}
+        return f
+    if case == "sssp":
+        def f():
+            d = Vector(float, n)
+            d[source] = 0.0
+            while True:
+                before = d.nvals, d.reduce(gb.monoid.plus).get(0.0)
+                d(binary.min) << semiring.min_plus(d @ A)
+                if (d.nvals, d.reduce(gb.monoid.plus).get(0.0)) == before:
+                    return {"reached": d.nvals}
+        return f
+    if case == "tc":
+        def f():
+            L = A.select("tril", -1).new()
+            c = semiring.plus_pair(L @ L.T).new(mask=L.S)
+            return {"triangles": int(c.reduce_scalar(gb.monoid.plus).get(0))}
+        return f
+    return None
 
 
 def kernel(system: str, case: str, g, source: int, tol: float):
     """Return a function running the kernel once and returning its check value(s)."""
+    if system == "graphblas":
+        return graphblas_kernel(case, g, source, tol)
     if system == "networkit":
         import networkit as nk
 
@@ -245,6 +310,12 @@ def load_text(system: str, path: str):
 
         g = rx.PyGraph.read_edge_list(path, deliminator="\t")
         return {"vertices": g.num_nodes(), "edges": g.num_edges()}
+    if system == "weald-py":
+        import weald
+
+        weald.set_num_threads(THREADS)
+        g = weald.read(path)
+        return {"vertices": g.num_vertices, "edges": g.num_edges}
     raise SystemExit(f"{system}: no text loader")
 
 
@@ -267,10 +338,16 @@ def updates(system: str, op: str, size: int, path: str, repeat: int) -> dict:
     n, u, v, w = load_npz(path)
     scale = max(1, int(np.ceil(np.log2(max(n, 2)))))
     g = build(system, max(n, 1 << scale), u, v, w, weighted=False)
+    if system == "weald-py":
+        import weald
+
+        g = weald.DynamicGraph.from_graph(g)  # the C-tree store
     times = []
     for r in range(-1, repeat):  # r = -1: an untimed warm-up batch of its own
         su, sv = rmat_sample(scale, size, 1000 + r)
-        pairs = list(zip(su.tolist(), sv.tolist()))
+        # each system's natural batch form, made before the clock starts: numpy arrays for
+        # Weald, a list of pairs for the others
+        pairs = (su, sv) if system == "weald-py" else list(zip(su.tolist(), sv.tolist()))
         ins, dele = batch_ops(system, g)
         if r < 0:
             ins(pairs)
@@ -315,6 +392,13 @@ def batch_ops(system: str, g):
         def dele(pairs):
             for e in set(added):
                 g.remove_edge_from_index(e)
+        return ins, dele
+    if system == "weald-py":
+        def ins(pairs):
+            g.insert_edges(*pairs)
+
+        def dele(pairs):
+            g.delete_edges(*pairs)
         return ins, dele
     raise SystemExit(f"{system}: no dynamic updates")
 

@@ -1,13 +1,17 @@
-"""python: Weald through `import weald` (the PyO3 package), against the peers people call from
-Python, and against Weald's own CLI on the same kernels.
+"""python: Weald through `import weald` (the PyO3 package) against the peers people call from
+Python, each in its natural form (issue 6's table).
 
 * `call overhead: cc, N vertices`: connected components on a tiny RMAT graph (scale 6), each
   timed repeat averaging many calls, so the figure is the fixed cost of one call (argument
   checks, GIL release, result array) plus a trivial kernel. Peers: NetworKit, igraph,
   rustworkx, networkx.
-* `bfs`, `pagerank`, `cc`, `tc`, `kcore` through `import weald` on the RMAT graph vs `weald run`
-  on the same graph (graph construction from numpy is not timed, as for the peers): what the
-  binding costs on real work. The static suite has the peers' times on the same graph.
+* `load text edge list`: `weald.read(path)` vs NetworKit's EdgeListReader, igraph's
+  Read_Edgelist, rustworkx's read_edge_list (each with duplicate removal where it has one).
+* `bfs`, `pagerank`, `cc`, `sssp`, `tc`, `kcore` through `import weald` on the RMAT graph, the
+  same kernel through `weald run` (what the binding costs), and the peers that have it
+  (NetworKit, igraph, rustworkx, python-graphblas; graph construction is not timed).
+* `insert N (python)`: a batch of N RMAT edges into `weald.DynamicGraph` (numpy arrays in)
+  vs NetworKit's addEdge loop, igraph's add_edges, rustworkx's add_edges_from_no_data.
 
 `weald-py` runs bench/peers.py with the repository's .venv interpreter, where
 scripts/python-env.sh installs the package; the peers run in bench/.venv.
@@ -20,11 +24,15 @@ from pathlib import Path
 import harness
 
 from .common import Case, Context
-from .static import KERNELS, weald_run_argv
+from .static import KERNELS, add_peers, weald_run_argv
+from .updates import repeats
 
 TINY_SCALE = 6
 OVERHEAD_PEERS = ("networkit", "igraph", "rustworkx", "networkx")
-KERNELS_HERE = ("bfs", "pagerank", "cc", "tc", "kcore")
+LOAD_PEERS = ("networkit", "igraph", "rustworkx")
+KERNELS_HERE = ("bfs", "pagerank", "cc", "sssp", "tc", "kcore")
+UPDATE_SIZES = (100_000, 1_000_000)
+UPDATE_PEERS = ("networkit", "igraph", "rustworkx")
 
 
 def cases(ctx: Context) -> list[Case]:
@@ -39,12 +47,29 @@ def cases(ctx: Context) -> list[Case]:
             "--inner", str(inner)]
     out.append(ov)
     g = ctx.graphs[0]
+    load = Case("python", "load text edge list", g.label, weald_run=False)
+    for system in ("weald-py", *LOAD_PEERS):
+        load.systems[system] = lambda t, r, system=system: [
+            ctx.weald_py if system == "weald-py" else ctx.py, ctx.peers_script, "load", system,
+            str(g.text), "--repeat", str(r)]
+    out.append(load)
     for k in KERNELS_HERE:
-        key = KERNELS[k][1]
+        peers, key = KERNELS[k]
         c = Case("python", k, g.label, guard=(key,) if key else (), check_key=key)
         c.systems["weald"] = lambda t, r, k=k: weald_run_argv(ctx, g, k, t, r)
         c.systems["weald-py"] = lambda t, r, k=k: [
             ctx.weald_py, ctx.peers_script, "kernel", "weald-py", k, str(g.npz), "--repeat", str(r),
             "--source", str(g.source), "--tol", str(ctx.tol)]
+        add_peers(ctx, c, g, k, peers)
+        out.append(c)
+    for size in () if ctx.quick else UPDATE_SIZES:
+        c = Case("python", f"insert {size} (python)", g.label, unit="eps", weald_run=False)
+        for system in ("weald-py", *UPDATE_PEERS):
+            if size >= 1_000_000 and system == "networkit":
+                continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
+            c.systems[system] = lambda t, r, system=system, size=size: [
+                ctx.weald_py if system == "weald-py" else ctx.py, ctx.peers_script, "updates",
+                system, "insert", str(size), str(g.npz),
+                "--repeat", str(repeats(system, size, r, ctx.quick))]
         out.append(c)
     return out

@@ -13,12 +13,12 @@ from .common import Case, Context
 
 # kernel -> (peers that have it, the check key compared between systems)
 KERNELS = {
-    "bfs": (("networkit", "igraph", "networkx"), "reached"),
+    "bfs": (("networkit", "igraph", "graphblas", "networkx"), "reached"),
     "bc": ((), None),
-    "pagerank": (("networkit", "igraph", "networkx"), None),
+    "pagerank": (("networkit", "igraph", "graphblas", "networkx"), None),
     "cc": (("networkit", "igraph", "rustworkx", "networkx"), "components"),
-    "sssp": (("networkit", "igraph", "rustworkx"), "reached"),
-    "tc": (("networkit", "networkx"), "triangles"),
+    "sssp": (("networkit", "igraph", "rustworkx", "graphblas"), "reached"),
+    "tc": (("networkit", "graphblas", "networkx"), "triangles"),
     "kcore": (("networkit", "igraph", "rustworkx", "networkx"), "max_core"),
     "mis": (("networkit",), None),
 }
@@ -46,12 +46,17 @@ def cases(ctx: Context) -> list[Case]:
             if k in CTREE:
                 c.systems["weald ctree"] = lambda t, r, k=k, g=g: weald_run_argv(ctx, g, k, t, r) + [
                     "--backend", "ctree"]
-            for p in peers:
-                if p == "networkx" and g.vertices > 70_000:
-                    continue  # networkx only at small scale
-                c.systems[p] = lambda t, r, k=k, p=p, g=g: [
-                    ctx.py, ctx.peers_script, "kernel", p, k, str(g.npz),
-                    "--repeat", str(r), "--source", str(g.source), "--tol", str(ctx.tol),
-                ]
+            add_peers(ctx, c, g, k, peers)
             out.append(c)
     return out
+
+
+def add_peers(ctx: Context, c: Case, g, k: str, peers) -> None:
+    """The peers' `peers.py kernel` processes for kernel `k` on graph `g`."""
+    for p in peers:
+        if p == "networkx" and g.vertices > 70_000:
+            continue  # networkx only at small scale
+        c.systems[p] = lambda t, r, k=k, p=p, g=g: [
+            ctx.py, ctx.peers_script, "kernel", p, k, str(g.npz),
+            "--repeat", str(r), "--source", str(g.source), "--tol", str(ctx.tol),
+        ]
