@@ -111,7 +111,8 @@ def main() -> int:
                "mismatches": mismatches}
     if a.merge and json_out.exists():
         old = json.loads(json_out.read_text())
-        kept = [r for r in old["results"] if r["suite"] not in a.suite]
+        # rows of suites not re-run, and of systems this run excluded (their last measurement)
+        kept = [r for r in old["results"] if r["suite"] not in a.suite or r["system"] in excluded]
         payload["results"] = kept + payload["results"]
         payload["command"] = old["command"] + "\n" + argv_line
         labels = {g["label"] for g in info["graphs"]}
