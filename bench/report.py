@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import subprocess
@@ -66,6 +67,9 @@ def write(out: Path, payload: dict) -> None:
         if not rows:
             continue
         lines += [f"## {SUITE_TITLES[suite]}", ""]
+        about = suite_doc(suite)
+        if about:
+            lines += [about, ""]
         lines += ["| case | graph | threads | system | median | min–max | peak RSS | × fastest |",
                   "|---|---|---:|---|---:|---:|---:|---:|"]
         groups: dict = {}
@@ -97,6 +101,15 @@ def write(out: Path, payload: dict) -> None:
         for p in plots.get(suite, []):
             lines += [f"![{suite}](img/{p.name})", ""]
     out.write_text("\n".join(lines) + "\n")
+
+
+def suite_doc(suite: str) -> str:
+    """What the suite's cases measure: its module docstring (bench/suites/SUITE.py)."""
+    try:
+        doc = importlib.import_module(f"suites.{suite}").__doc__ or ""
+    except ImportError:
+        return ""
+    return doc.strip()
 
 
 def make_plots(payload: dict, plots_dir: Path) -> dict:
