@@ -3,7 +3,7 @@
 Vertices are dense ints ``0..n``; per-vertex results are numpy arrays indexed by them.
 Every algorithm releases the GIL and runs on Weald's own thread pool
 (:func:`set_num_threads`), on a static :class:`Graph` or on a :class:`Snapshot` of a
-:class:`DynamicGraph`.
+:class:`DynamicGraph` or of a durable :class:`Store`.
 
 >>> import weald
 >>> g = weald.read("facebook_combined.txt.gz")
@@ -23,6 +23,7 @@ from ._weald import (
     NegativeCycleError,
     ParseError,
     Snapshot,
+    Store,
     UpdateResult,
     __version__,
     bellman_ford,
@@ -48,6 +49,7 @@ __all__ = [
     "NegativeCycleError",
     "ParseError",
     "Snapshot",
+    "Store",
     "UpdateResult",
     "__version__",
     "bellman_ford",

@@ -196,6 +196,79 @@ class Snapshot(Graph):
     def __enter__(self) -> Snapshot: ...
     def __exit__(self, *args: object) -> bool: ...
 
+class Store:
+    """A durable, versioned graph in a data directory: updates go to a write-ahead log and are
+    applied by one writer thread as new versions; snapshots are O(1) and never change; nothing
+    acknowledged is lost when the process dies (docs/streaming.md).
+
+    `Store(path)` opens the directory (recovering the newest checkpoint plus the log after it)
+    or, when it does not exist or is empty, creates a store holding `base` (or an empty graph)
+    as version 0. `directed`, `weighted` and `dedup` only apply when creating.
+    """
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        base: Graph | None = None,
+        directed: bool = False,
+        weighted: bool | str | None = None,
+        dedup: str = "last",
+        fsync: str = "interval",
+        batch_size: int = 100_000,
+        max_wait: float = 0.0,
+        checkpoint_every: int = 10_000_000,
+        keep_last: int = 16,
+        keep_seconds: float | None = None,
+        salvage: bool = False,
+    ) -> None: ...
+    def insert_edges(self, src: ArrayLike, dst: ArrayLike, w: ArrayLike | None = None, *, wait: bool = True) -> int | None:
+        """Insert edges; with `wait`, the version that contains them once logged and visible."""
+    def delete_edges(self, src: ArrayLike, dst: ArrayLike, *, wait: bool = True) -> int | None:
+        """Delete edges (absent ones are no-ops); the committing version with `wait`."""
+    def insert_vertices(self, ids: ArrayLike, *, wait: bool = True) -> int | None:
+        """Make vertices present; the committing version with `wait`."""
+    def delete_vertices(self, ids: ArrayLike, *, wait: bool = True) -> int | None:
+        """Delete vertices and their edges; the committing version with `wait`."""
+    def flush(self) -> int:
+        """Wait until everything sent through this object is committed; the newest version."""
+    def snapshot(self) -> Snapshot:
+        """The newest version (use as a context manager)."""
+    def snapshot_at(self, version: int) -> Snapshot:
+        """A retained or pinned version; ValueError for any other."""
+    def snapshot_at_time(self, t: float) -> Snapshot:
+        """The newest retained version committed at or before `t` (seconds since the epoch)."""
+    def versions(self) -> list[dict[str, Any]]:
+        """Retained versions, oldest first: version, time, tag, edges, arcs, pins, in_memory, on_disk."""
+    def pin(self, name: str, version: int) -> None:
+        """Keep `version` under `name`, across restarts."""
+    def unpin(self, name: str) -> None:
+        """Drop the pin `name`."""
+    def checkpoint(self) -> int:
+        """Write a checkpoint of the newest version now; its version once installed."""
+    def stats(self) -> dict[str, Any]:
+        """updates, batches, checkpoints, visibility_p50_us, visibility_p99_us of this session."""
+    def close(self) -> None:
+        """Stop the writer, sync the log, release the directory (idempotent)."""
+    @property
+    def version(self) -> int: ...
+    @property
+    def recovery(self) -> dict[str, Any]:
+        """What opening the directory did (created, records_replayed, dropped, seconds, ...)."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def is_directed(self) -> bool: ...
+    @property
+    def is_weighted(self) -> bool: ...
+    @property
+    def num_vertices(self) -> int: ...
+    @property
+    def num_edges(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Store: ...
+    def __exit__(self, *args: object) -> bool: ...
+
 class UpdateResult:
     """What one update did. `inserted`: new edges; `updated`: edges already present (weight
     combined); `deleted`: edges (or vertices plus their edges) removed; `absent`: deletions of

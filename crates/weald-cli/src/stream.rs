@@ -189,12 +189,7 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
 
 /// Open the data directory, or create it (from `--base` if given).
 fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<AnyStore> {
-    let fresh = !a.data.exists()
-        || std::fs::read_dir(&a.data)
-            .map_err(|e| WealdError::io(&a.data, e))?
-            .next()
-            .is_none();
-    if !fresh {
+    if !AnyStore::is_fresh(&a.data)? {
         if a.base.is_some() {
             return Err(WealdError::Invalid(format!(
                 "{}: the data directory already holds a graph; --base only starts a new one",
@@ -204,7 +199,7 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
         return AnyStore::open(&a.data, opts);
     }
     let combine: Combine = a.combine.parse().map_err(WealdError::Invalid)?;
-    let mut layout = Layout {
+    let layout = Layout {
         directed: a.load.is_directed(),
         in_edges: true,
         b: a.load.chunk_b(),
@@ -214,52 +209,16 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
         Some(p) => {
             let mut load = a.load.clone();
             load.keep_ids = true;
-            let (loaded, _) = load.load(p, quiet)?;
-            layout.directed = loaded.graph.is_directed();
-            Some(loaded.graph)
+            Some(load.load(p, quiet)?.0.graph)
         }
         None => None,
     };
     let weight = match (&a.weight_type, &base) {
-        (Some(w), _) => w.clone(),
-        (None, Some(g)) => g.weight_name().to_string(),
-        (None, None) if a.load.is_weighted() => "i32".into(),
-        (None, None) => "none".into(),
+        (Some(w), _) => Some(w.as_str()),
+        (None, None) if a.load.is_weighted() => Some("i32"),
+        (None, _) => None,
     };
-    fn make<W: Weight>(
-        dir: &Path,
-        layout: Layout,
-        base: Option<&Csr<W>>,
-        opts: StoreOptions,
-    ) -> Result<Store<W>>
-    where
-        AnyCsr: From<Csr<W>>,
-    {
-        let g = base.map(|c| CTreeGraph::from_csr(c, layout.b));
-        Store::create(dir, layout, g, opts)
-    }
-    let mismatch = |w: &str| {
-        WealdError::WeightMismatch(format!(
-            "--weight-type {w} differs from the base graph's weights ({})",
-            base.as_ref().map_or("none", |g| g.weight_name())
-        ))
-    };
-    Ok(match (weight.as_str(), &base) {
-        ("none", None) => AnyStore::Unweighted(make::<()>(&a.data, layout, None, opts)?),
-        ("i32", None) => AnyStore::Int(make::<i32>(&a.data, layout, None, opts)?),
-        ("f64", None) => AnyStore::Float(make::<f64>(&a.data, layout, None, opts)?),
-        ("none", Some(AnyCsr::Unweighted(g))) => {
-            AnyStore::Unweighted(make(&a.data, layout, Some(g), opts)?)
-        }
-        ("i32", Some(AnyCsr::Int(g))) => AnyStore::Int(make(&a.data, layout, Some(g), opts)?),
-        ("f64", Some(AnyCsr::Float(g))) => AnyStore::Float(make(&a.data, layout, Some(g), opts)?),
-        ("none" | "i32" | "f64", Some(_)) => return Err(mismatch(&weight)),
-        (w, _) => {
-            return Err(WealdError::Invalid(format!(
-                "unknown --weight-type `{w}` (expected none, i32 or f64)"
-            )))
-        }
-    })
+    AnyStore::create(&a.data, layout, weight, base.as_ref(), opts)
 }
 
 /// A source of `(input line, update)` pairs.

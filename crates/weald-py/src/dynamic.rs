@@ -203,7 +203,7 @@ macro_rules! with_batch {
 }
 
 /// `False`/`None` → unweighted; `True`/"float" → f64; "int" → i32.
-fn weight_kind(w: Option<&Bound<'_, PyAny>>) -> PyResult<Option<bool>> {
+pub(crate) fn weight_kind(w: Option<&Bound<'_, PyAny>>) -> PyResult<Option<bool>> {
     let Some(w) = w else { return Ok(None) };
     if w.is_none() {
         return Ok(None);
@@ -438,9 +438,7 @@ impl DynamicGraph {
     fn snapshot(&self, py: Python<'_>) -> PyResult<Py<Snapshot>> {
         let inner = &self.inner;
         let data = compute(py, move || Ok(snapshot_of(inner)))?;
-        let init = PyClassInitializer::from(Graph::new(Target::Snap(Arc::new(data))))
-            .add_subclass(Snapshot {});
-        Py::new(py, init)
+        new_snapshot(py, data)
     }
 
     /// The latest version number (0 at creation, +1 per update call).
@@ -497,7 +495,15 @@ impl DynamicGraph {
     }
 }
 
-/// One version of a DynamicGraph: a Graph that never changes, whatever updates follow.
+/// A Python `weald.Snapshot` holding `data` (a DynamicGraph's or a Store's version).
+pub(crate) fn new_snapshot(py: Python<'_>, data: SnapData) -> PyResult<Py<Snapshot>> {
+    let init = PyClassInitializer::from(Graph::new(Target::Snap(Arc::new(data))))
+        .add_subclass(Snapshot {});
+    Py::new(py, init)
+}
+
+/// One version of a DynamicGraph or a Store: a Graph that never changes, whatever updates
+/// follow.
 /// Release it with `release()` or by leaving its `with` block; using it afterwards raises
 /// ValueError.
 #[pyclass(frozen, extends = Graph, module = "weald")]

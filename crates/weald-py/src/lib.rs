@@ -20,6 +20,7 @@ pub mod convert;
 pub mod dynamic;
 pub mod errors;
 pub mod pool;
+pub mod store;
 
 use pyo3::prelude::*;
 
@@ -51,6 +52,7 @@ fn _weald(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dynamic::Snapshot>()?;
     m.add_class::<dynamic::DynamicGraph>()?;
     m.add_class::<dynamic::UpdateResult>()?;
+    m.add_class::<store::Store>()?;
     m.add_function(wrap_pyfunction!(graph::read, m)?)?;
     m.add_function(wrap_pyfunction!(graph::rmat, m)?)?;
     m.add_function(wrap_pyfunction!(graph::uniform, m)?)?;

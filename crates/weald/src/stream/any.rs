@@ -1,11 +1,12 @@
 //! [`AnyStore`]: a store of whatever weight type its data directory holds.
 
 use super::history::VersionInfo;
-use super::store::{Manifest, RecoveryReport, Store, StoreOptions};
+use super::store::{Layout, Manifest, RecoveryReport, Store, StoreOptions};
 use crate::any::{AnyFlat, AnyGraph};
 use std::path::Path;
-use weald_graph::Result;
-use weald_storage::ctree::FlatSnapshot;
+use weald_graph::{Result, WealdError, Weight};
+use weald_storage::csr::{AnyCsr, Csr};
+use weald_storage::ctree::{CTreeGraph, FlatSnapshot};
 
 /// A [`Store`] of the weight type found in the data directory's manifest.
 pub enum AnyStore {
@@ -27,6 +28,65 @@ macro_rules! with_store {
 }
 
 impl AnyStore {
+    /// Whether `dir` can receive a new store: it does not exist or is empty.
+    pub fn is_fresh(dir: &Path) -> Result<bool> {
+        Ok(!dir.exists()
+            || std::fs::read_dir(dir)
+                .map_err(|e| WealdError::io(dir, e))?
+                .next()
+                .is_none())
+    }
+
+    /// Create a data directory holding `base` (an empty graph if `None`) as version 0.
+    /// `weight` is the stored weight type, `none`, `i32` or `f64` (default: the base's, else
+    /// `none`); a base with other weights is an error. The layout's direction is the base's.
+    pub fn create(
+        dir: &Path,
+        mut layout: Layout,
+        weight: Option<&str>,
+        base: Option<&AnyCsr>,
+        opts: StoreOptions,
+    ) -> Result<AnyStore> {
+        fn make<W: Weight>(
+            dir: &Path,
+            layout: Layout,
+            base: Option<&Csr<W>>,
+            opts: StoreOptions,
+        ) -> Result<Store<W>>
+        where
+            AnyCsr: From<Csr<W>>,
+        {
+            let g = base.map(|c| CTreeGraph::from_csr(c, layout.b));
+            Store::create(dir, layout, g, opts)
+        }
+        if let Some(b) = base {
+            layout.directed = b.is_directed();
+        }
+        let weight = weight.unwrap_or_else(|| base.map_or("none", |g| g.weight_name()));
+        let mismatch = || {
+            WealdError::WeightMismatch(format!(
+                "weight type `{weight}` differs from the base graph's weights ({})",
+                base.map_or("none", |g| g.weight_name())
+            ))
+        };
+        Ok(match (weight, base) {
+            ("none", None) => AnyStore::Unweighted(make::<()>(dir, layout, None, opts)?),
+            ("i32", None) => AnyStore::Int(make::<i32>(dir, layout, None, opts)?),
+            ("f64", None) => AnyStore::Float(make::<f64>(dir, layout, None, opts)?),
+            ("none", Some(AnyCsr::Unweighted(g))) => {
+                AnyStore::Unweighted(make(dir, layout, Some(g), opts)?)
+            }
+            ("i32", Some(AnyCsr::Int(g))) => AnyStore::Int(make(dir, layout, Some(g), opts)?),
+            ("f64", Some(AnyCsr::Float(g))) => AnyStore::Float(make(dir, layout, Some(g), opts)?),
+            ("none" | "i32" | "f64", Some(_)) => return Err(mismatch()),
+            (w, _) => {
+                return Err(WealdError::Invalid(format!(
+                    "unknown weight type `{w}` (expected none, i32 or f64)"
+                )))
+            }
+        })
+    }
+
     /// Open (and recover) the data directory `dir`.
     pub fn open(dir: &Path, opts: StoreOptions) -> Result<AnyStore> {
         let m = Manifest::read(dir)?;

@@ -1,0 +1,170 @@
+"""weald.Store: the durable streaming store from Python — create/open, acknowledged updates,
+snapshots and isolation, recovery after close and after a crash, history, pins, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import weald
+from conftest import DATA
+
+
+def test_create_update_snapshot_and_reopen(tmp_path):
+    d = tmp_path / "g.d"
+    with weald.Store(d) as st:
+        assert st.recovery["created"] and st.version == 0 and st.num_edges == 0
+        assert not st.is_directed and not st.is_weighted
+        v1 = st.insert_edges(np.array([0, 1, 2]), np.array([1, 2, 3]))
+        assert v1 >= 1 and st.version >= v1
+        with st.snapshot() as s:
+            assert s.num_edges == 3 and s.version == st.version
+            assert list(weald.bfs(s, 0)) == [0, 1, 2, 3]
+        v2 = st.delete_edges(np.array([1]), np.array([2]))
+        assert v2 > v1
+        st.insert_vertices(np.array([9]))
+        st.delete_vertices(np.array([3]))
+        with st.snapshot() as s:
+            assert s.num_edges == 1 and s.num_vertices == 10
+    assert st.closed
+    with pytest.raises(ValueError, match="closed"):
+        st.snapshot()
+    # Reopening replays the log: the same graph, nothing created.
+    with weald.Store(d) as st:
+        rec = st.recovery
+        assert not rec["created"] and rec["dropped"] is None
+        with st.snapshot() as s:
+            assert s.num_edges == 1 and s.num_vertices == 10
+            assert list(s.neighbors(0)) == [1]
+
+
+def test_snapshot_isolation_and_history(tmp_path):
+    with weald.Store(tmp_path / "h.d", keep_last=100) as st:
+        st.insert_edges(np.array([0]), np.array([1]))
+        old = st.snapshot()
+        v_old = old.version
+        for i in range(2, 12):
+            st.insert_edges(np.array([i - 1]), np.array([i]))
+        assert old.num_edges == 1  # a snapshot never changes
+        with st.snapshot() as new:
+            assert new.num_edges == 11
+        old.release()
+        vs = st.versions()
+        assert [v["version"] for v in vs] == sorted(v["version"] for v in vs)
+        assert vs[-1]["version"] == st.version and vs[-1]["edges"] == 11
+        with st.snapshot_at(v_old) as s:
+            assert s.num_edges == 1 and s.version == v_old
+        with st.snapshot_at_time(time.time() + 1) as s:
+            assert s.version == st.version
+        with pytest.raises(ValueError):
+            st.snapshot_at(10**9)
+
+
+def test_pins_survive_restart_and_checkpoint_shortens_replay(tmp_path):
+    d = tmp_path / "p.d"
+    with weald.Store(d, keep_last=1) as st:
+        v = st.insert_edges(np.array([0, 1]), np.array([1, 2]))
+        st.pin("two-edges", v)
+        for i in range(3, 8):
+            st.insert_edges(np.array([i - 1]), np.array([i]))
+        assert st.checkpoint() == st.version
+    with weald.Store(d, keep_last=1) as st:
+        assert st.recovery["records_replayed"] == 0  # everything is in the checkpoint
+        assert any("two-edges" in x["pins"] for x in st.versions())
+        with st.snapshot_at(v) as s:
+            assert s.num_edges == 2
+        st.unpin("two-edges")
+        assert not any(x["pins"] for x in st.versions())
+
+
+def test_base_graph_weights_and_nowait(tmp_path):
+    g = weald.read(DATA / "static" / "facebook_combined.txt.gz")
+    with weald.Store(tmp_path / "fb.d", base=g) as st:
+        assert st.num_edges == 88234
+        with st.snapshot() as s:
+            assert np.array_equal(weald.connected_components(s), weald.connected_components(g))
+        # Sent without waiting, then flushed: all of them visible.
+        s_, d_ = np.arange(0, 100), np.arange(1, 101) + 4000
+        for i in range(100):
+            assert st.insert_edges(s_[i:i + 1], d_[i:i + 1], wait=False) is None
+        v = st.flush()
+        assert v == st.version and st.num_edges == 88234 + 100
+        with st.snapshot() as s:
+            H = nx.Graph()
+            H.add_nodes_from(range(s.num_vertices))
+            a, b = s.edges()
+            H.add_edges_from(zip(a.tolist(), b.tolist()))
+            assert weald.triangle_count(s) == sum(nx.triangles(H).values()) // 3
+        st_stats = st.stats()
+        assert st_stats["updates"] >= 100 and st_stats["visibility_p50_us"] > 0
+    with weald.Store(tmp_path / "w.d", weighted="int", dedup="min") as st:
+        assert st.is_weighted
+        st.insert_edges(np.array([0, 0]), np.array([1, 2]), np.array([5, 7]))
+        st.insert_edges(np.array([0]), np.array([1]), np.array([3]))  # min(5, 3)
+        with st.snapshot() as s:
+            dist = weald.sssp(s, 0)
+            assert list(dist[:3]) == [0, 3, 7]
+        with pytest.raises(ValueError, match="entries"):
+            st.insert_edges(np.array([0]), np.array([1]), np.array([1, 2]))
+    with weald.Store(tmp_path / "u.d") as st:
+        with pytest.raises(ValueError, match="unweighted"):
+            st.insert_edges(np.array([0]), np.array([1]), np.array([2]))
+
+
+def test_errors(tmp_path):
+    (tmp_path / "notweald").mkdir()
+    (tmp_path / "notweald" / "x.txt").write_text("hello")
+    with pytest.raises(weald.ParseError, match="not a Weald data directory"):
+        weald.Store(tmp_path / "notweald")
+    with weald.Store(tmp_path / "a.d") as st:
+        st.insert_edges(np.array([0]), np.array([1]))
+    g = weald.Graph.from_edges(np.array([0]), np.array([1]))
+    with pytest.raises(ValueError, match="already holds"):
+        weald.Store(tmp_path / "a.d", base=g)
+    with pytest.raises(ValueError, match="fsync"):
+        weald.Store(tmp_path / "b.d", fsync="sometimes")
+    with weald.Store(tmp_path / "c.d") as st:
+        with pytest.raises(IndexError):
+            st.insert_edges(np.array([-1]), np.array([1]))
+        with pytest.raises(ValueError, match="length"):
+            st.delete_edges(np.array([0, 1]), np.array([1]))
+    # A second open of a directory in use is refused (the directory lock).
+    with weald.Store(tmp_path / "d.d") as st:
+        with pytest.raises(ValueError, match="in use"):
+            weald.Store(tmp_path / "d.d")
+
+
+def test_acknowledged_updates_survive_a_killed_process(tmp_path):
+    """A child process streams acknowledged updates and is SIGKILLed; every update it had
+    printed as acknowledged is in the reopened store."""
+    d = tmp_path / "crash.d"
+    child = textwrap.dedent(f"""
+        import numpy as np, sys, weald
+        st = weald.Store({str(d)!r}, fsync="never")
+        i = 0
+        while True:
+            v = st.insert_edges(np.array([i]), np.array([i + 1]))
+            print(i, v, flush=True)
+            i += 1
+    """)
+    p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True,
+                         env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)})
+    acked = []
+    for line in p.stdout:
+        acked.append(int(line.split()[0]))
+        if len(acked) >= 300:
+            break
+    p.kill()
+    p.wait()
+    assert len(acked) >= 300
+    with weald.Store(d) as st:
+        with st.snapshot() as s:
+            for i in acked:
+                assert i + 1 in set(s.neighbors(i).tolist()), f"acknowledged edge {i} lost"
