@@ -80,7 +80,8 @@ pub struct UpdatesArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Draw the batches instead from the stream that generated the graph with `weald generate
-    /// rmat --seed S` (same scale), after the graph's own arcs: updates land on its hubs.
+    /// rmat --seed S` (same scale), after the graph's own arcs: updates land on its hubs
+    /// (implies --keep-ids).
     #[arg(long, value_name = "S")]
     graph_seed: Option<u64>,
     /// One JSON object on stdout.
@@ -90,7 +91,9 @@ pub struct UpdatesArgs {
     load: LoadArgs,
 }
 
-fn bench_updates(a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
+fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
+    // Batches that continue the graph's stream must meet the generator's ids, not compacted ones.
+    a.load.keep_ids |= a.graph_seed.is_some();
     let lg = a.load.load_ctree(&a.file, quiet)?;
     let (g, build_s) = (lg.graph, lg.convert_s);
     let spin = Spinner::new(quiet, "batch updates");

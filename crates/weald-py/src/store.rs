@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
-use std::sync::RwLock;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use weald::stream::{
     AnyStore, Fsync, Layout, Producer, RecoveryReport, Retention, StoreOptions, StreamStats,
@@ -103,9 +103,16 @@ impl AnySnap {
 ///     ...         weald.bfs(s, 0)
 #[pyclass(frozen, module = "weald")]
 pub struct Store {
-    /// `None` once closed.
-    inner: RwLock<Option<(AnyStore, AnyProducer)>>,
+    /// `None` once closed. The mutex is only held to clone or take the `Arc` — never across a
+    /// wait or a GIL acquisition — so no thread can wait for the GIL while holding it.
+    inner: Mutex<Option<Arc<Open>>>,
     path: PathBuf,
+}
+
+/// An open store and the producer this Python object sends through.
+struct Open {
+    store: AnyStore,
+    producer: AnyProducer,
 }
 
 fn closed_error() -> PyErr {
@@ -232,12 +239,15 @@ fn stats_dict<'py>(py: Python<'py>, s: &StreamStats) -> PyResult<Bound<'py, PyDi
 }
 
 impl Store {
-    /// Run `f` on the open store and its producer (ValueError once closed). The lock is only
-    /// read-held; `close` takes it for writing without the GIL.
+    fn open(&self) -> Option<Arc<Open>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Run `f` on the open store and its producer (ValueError once closed). `f` holds a
+    /// reference count, not the lock: `close` waits (without the GIL) for calls in flight.
     fn with_open<T>(&self, f: impl FnOnce(&AnyStore, &AnyProducer) -> PyResult<T>) -> PyResult<T> {
-        let g = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        match g.as_ref() {
-            Some((s, p)) => f(s, p),
+        match self.open() {
+            Some(o) => f(&o.store, &o.producer),
             None => Err(closed_error()),
         }
     }
@@ -338,7 +348,7 @@ impl Store {
             .map_err(|e| to_pyerr(py, e))?;
         let producer = producer_of(&store);
         Ok(Store {
-            inner: RwLock::new(Some((store, producer))),
+            inner: Mutex::new(Some(Arc::new(Open { store, producer }))),
             path,
         })
     }
@@ -654,24 +664,29 @@ impl Store {
     /// True once closed.
     #[getter]
     fn closed(&self) -> bool {
-        self.inner
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_none()
+        self.open().is_none()
     }
 
     /// Stop the writer, sync the log and release the directory (idempotent). Snapshots taken
     /// before stay usable. Later calls on the store raise ValueError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| {
-            let taken = self.inner.write().unwrap_or_else(|e| e.into_inner()).take();
-            match taken {
-                Some((s, p)) => {
-                    drop(p);
-                    s.close()
+        let Some(mut open) = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            return Ok(());
+        };
+        // New calls now see a closed store; calls in flight (e.g. waiting for an
+        // acknowledgement, which the still-running writer gives) finish first.
+        py.detach(move || {
+            let o = loop {
+                match Arc::try_unwrap(open) {
+                    Ok(o) => break o,
+                    Err(again) => {
+                        open = again;
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
                 }
-                None => Ok(()),
-            }
+            };
+            drop(o.producer);
+            o.store.close()
         })
         .map_err(|e| to_pyerr(py, e))
     }
@@ -687,22 +702,24 @@ impl Store {
     }
 
     fn __repr__(&self) -> String {
-        let g = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        match g.as_ref() {
+        match self.open() {
             None => format!("<weald.Store {} closed>", self.path.display()),
-            Some((s, _)) => format!(
-                "<weald.Store {} version={} n={} m={} {} weights={}>",
-                self.path.display(),
-                with_store!(s, s => s.version()),
-                with_store!(s, s => s.acquire().num_vertices()),
-                with_store!(s, s => s.acquire().num_edges()),
-                if s.manifest().layout.directed {
-                    "directed"
-                } else {
-                    "undirected"
-                },
-                s.manifest().weight
-            ),
+            Some(o) => {
+                let s = &o.store;
+                format!(
+                    "<weald.Store {} version={} n={} m={} {} weights={}>",
+                    self.path.display(),
+                    with_store!(s, s => s.version()),
+                    with_store!(s, s => s.acquire().num_vertices()),
+                    with_store!(s, s => s.acquire().num_edges()),
+                    if s.manifest().layout.directed {
+                        "directed"
+                    } else {
+                        "undirected"
+                    },
+                    s.manifest().weight
+                )
+            }
         }
     }
 }

@@ -31,9 +31,10 @@ pub enum Sampling {
     /// that it never coincides with `weald generate rmat --seed S` for the same S.
     Independent(u64),
     /// The continuation of the stream that generated the graph with `weald generate rmat
-    /// --seed S` (same scale): the same vertex permutation, arcs past the graph's own. Updates
-    /// land on the graph's hubs, whose large edge trees make each touched chunk a full
-    /// decode-merge-encode: the costlier, growth-like case.
+    /// --seed S` (same scale, ids kept): the same vertex permutation, stream positions past the
+    /// graph's own. Updates land on the graph's hubs, where each touched chunk is a long one
+    /// to rewrite: the costlier case. (RMAT repeats edges, so part of a batch re-inserts edges
+    /// the graph has, and the deletion then removes some of the graph's own.)
     GraphStream(u64),
 }
 
@@ -75,7 +76,7 @@ pub fn batch_updates<W: Weight>(
                         seed,
                         ..Default::default()
                     };
-                    // Past any edge factor up to 64: never one of the graph's own arcs.
+                    // Past the graph's stream positions for any edge factor up to 64.
                     let first = (64u64 << scale) + t * max as u64;
                     gen::rmat_arcs_from(&p, first, max)
                 }
