@@ -36,6 +36,15 @@ pub trait Graph: Sync {
         });
     }
 
+    /// Hint: `v`'s out-neighbours (or its degree) will be read soon. A loop over a run of
+    /// vertices calls it a few vertices ahead of the one it works on, so that backends whose
+    /// adjacency sits behind pointers (the C-tree's chunks) start the cache misses of several
+    /// vertices at once instead of one after the other. It never changes a result; an `v` out
+    /// of range is ignored. The default does nothing (a CSR's sequential scans are prefetched
+    /// by the hardware).
+    #[inline(always)]
+    fn prefetch_out(&self, _v: Vertex) {}
+
     /// The sorted out-neighbours of `v` as a slice, when the backend stores them flat.
     /// Compressed backends return `None`; algorithms then fall back to [`Graph::for_each_out`].
     fn out_neighbors_slice(&self, _v: Vertex) -> Option<&[Vertex]> {
@@ -82,7 +91,16 @@ pub trait InGraph: Graph {
     /// Call `f(u, w)` for every in-neighbour `u` of `v` (arc `u→v`), in increasing order of `u`,
     /// until `f` returns `false`. Returns `false` iff stopped early.
     fn for_each_in<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool;
+
+    /// Hint: `v`'s in-neighbours will be read soon; see [`Graph::prefetch_out`].
+    #[inline(always)]
+    fn prefetch_in(&self, _v: Vertex) {}
 }
+
+/// How many vertices ahead of the current one a scan over a run of vertices calls
+/// [`Graph::prefetch_out`] / [`InGraph::prefetch_in`]: enough to overlap a few cache misses
+/// with the decoding of the vertices in between, few enough that the lines are still there.
+pub const PREFETCH_AHEAD: Vertex = 8;
 
 /// Streaming over every arc, in no particular order, in parallel. Enough for PageRank-style
 /// algorithms; implemented for every [`Graph`] and by edge-centric engines.
@@ -104,6 +122,7 @@ impl<G: Graph> EdgeScan for G {
             .into_par_iter()
             .with_min_len(256)
             .for_each(|v| {
+                self.prefetch_out(v.saturating_add(PREFETCH_AHEAD));
                 self.for_each_out(v, |u, w| {
                     f(v, u, w);
                     true

@@ -82,6 +82,14 @@ fn versions_are_freed_when_readers_release() {
                     for i in 0..200 {
                         let s = vg.acquire();
                         assert!(s.num_arcs() <= 2000 * 40);
+                        if i % 50 == 0 {
+                            // A flat snapshot aliases the version's trees without owning
+                            // them: dropping it must free only its own arrays.
+                            let f = s.flat();
+                            let arcs: usize =
+                                (0..f.num_vertices() as u32).map(|v| f.out_degree(v)).sum();
+                            assert_eq!(arcs, s.num_arcs());
+                        }
                         if i % 20 == 0 {
                             keep.push(s);
                         }

@@ -15,7 +15,7 @@
 use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex};
+use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -120,17 +120,25 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
     let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     for (l, vs) in levels.iter().enumerate().rev().skip(1) {
         let next = l as u32 + 1;
-        vs.par_iter().with_min_len(64).for_each(|&v| {
-            let mut acc = 0.0;
-            g.for_each_out(v, |w, _| {
-                if level[w as usize] == next {
-                    let dw = f64::from_bits(delta[w as usize].load(Relaxed));
-                    acc += (1.0 + dw) / sigma[w as usize];
+        let ahead = PREFETCH_AHEAD as usize;
+        (0..vs.len())
+            .into_par_iter()
+            .with_min_len(64)
+            .for_each(|i| {
+                if let Some(&a) = vs.get(i + ahead) {
+                    g.prefetch_out(a);
                 }
-                true
+                let v = vs[i];
+                let mut acc = 0.0;
+                g.for_each_out(v, |w, _| {
+                    if level[w as usize] == next {
+                        let dw = f64::from_bits(delta[w as usize].load(Relaxed));
+                        acc += (1.0 + dw) / sigma[w as usize];
+                    }
+                    true
+                });
+                delta[v as usize].store((sigma[v as usize] * acc).to_bits(), Relaxed);
             });
-            delta[v as usize].store((sigma[v as usize] * acc).to_bits(), Relaxed);
-        });
     }
     let mut dependency: Vec<f64> = delta
         .into_iter()

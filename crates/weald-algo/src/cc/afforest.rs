@@ -19,7 +19,7 @@
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex};
+use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
 
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +146,7 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
             .into_par_iter()
             .with_min_len(1024)
             .for_each(|u| {
+                g.prefetch_out(u.saturating_add(PREFETCH_AHEAD));
                 if let Some(v) = nth_out(g, u, r) {
                     link(u, v, &comp);
                 }
@@ -162,6 +163,10 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
         .into_par_iter()
         .with_min_len(256)
         .for_each(|u| {
+            let ahead = u.saturating_add(PREFETCH_AHEAD);
+            if (ahead as usize) < n && skip != Some(comp[ahead as usize].load(Relaxed)) {
+                g.prefetch_out(ahead);
+            }
             if skip == Some(comp[u as usize].load(Relaxed)) {
                 return;
             }

@@ -16,7 +16,7 @@ use crate::traverse::{
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
-use weald_graph::{Graph, Result, Vertex, WealdError};
+use weald_graph::{Graph, Result, Vertex, WealdError, PREFETCH_AHEAD};
 
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,6 +121,7 @@ pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
         .with_min_len(256)
         .map(|v| {
             let mut k = 0u32;
+            g.prefetch_out(v.saturating_add(PREFETCH_AHEAD));
             g.for_each_out(v, |u, _| {
                 k += before(&prio, u, v) as u32;
                 true

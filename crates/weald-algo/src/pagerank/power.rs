@@ -23,7 +23,7 @@
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use weald_graph::{EdgeScan, InGraph, Result, WealdError};
+use weald_graph::{EdgeScan, InGraph, Result, WealdError, PREFETCH_AHEAD};
 
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq)]
@@ -129,6 +129,7 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
                 .with_min_len(256)
                 .for_each(|(v, x)| {
                     let mut sum = 0.0;
+                    g.prefetch_in((v as u32).saturating_add(PREFETCH_AHEAD));
                     g.for_each_in(v as u32, |u, _| {
                         sum += contrib[u as usize];
                         true

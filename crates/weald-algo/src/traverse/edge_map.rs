@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use weald_graph::parallel::{scan_exclusive, SendPtr};
-use weald_graph::{Graph, InGraph, Vertex};
+use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD};
 
 /// The three-method contract of a traversal step (Ligra's functor).
 pub trait EdgeMapFn<W>: Sync {
@@ -152,6 +152,10 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
     fn for_each_out<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.0.for_each_out(v, f)
     }
+    #[inline(always)]
+    fn prefetch_out(&self, v: Vertex) {
+        self.0.prefetch_out(v)
+    }
     fn par_for_each_out<F: Fn(Vertex, Self::W) + Sync + Send>(&self, v: Vertex, f: F) {
         self.0.par_for_each_out(v, f)
     }
@@ -182,6 +186,10 @@ impl<G: Graph> InGraph for AsInGraph<'_, G> {
         );
         self.0.for_each_out(v, f)
     }
+    #[inline(always)]
+    fn prefetch_in(&self, v: Vertex) {
+        self.0.prefetch_out(v)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,6 +209,10 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
         let hi = (n - i * 64).min(64);
         for b in 0..hi {
             let d = (i * 64 + b) as Vertex;
+            let ahead = d.saturating_add(PREFETCH_AHEAD);
+            if (ahead as usize) < n && f.cond(ahead) {
+                g.prefetch_in(ahead);
+            }
             if !f.cond(d) {
                 continue;
             }
@@ -289,10 +301,15 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
     let n = g.num_vertices();
     let k = ids.len();
     // Work of each light vertex (1 + degree), 1 for a heavy one; prefix sums in `prefix`.
-    let mut prefix: Vec<usize> = ids
-        .par_iter()
+    let ahead = PREFETCH_AHEAD as usize;
+    let mut prefix: Vec<usize> = (0..k)
+        .into_par_iter()
         .with_min_len(1024)
-        .map(|&s| {
+        .map(|i| {
+            if let Some(&a) = ids.get(i + ahead) {
+                g.prefetch_out(a);
+            }
+            let s = ids[i];
             let d = g.out_degree(s);
             if d > HEAVY {
                 1
@@ -319,7 +336,11 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         let a = prefix.partition_point(|&x| x < j * group);
         let b = prefix.partition_point(|&x| x < (j + 1) * group);
         let mut out = ChunkWriter::default();
-        for &s in &ids[a..b] {
+        for i in a..b {
+            if i + ahead < b {
+                g.prefetch_out(ids[i + ahead]);
+            }
+            let s = ids[i];
             if g.out_degree(s) > HEAVY {
                 continue;
             }

@@ -1,37 +1,69 @@
-//! [`FlatSnapshot`]: one version flattened into an array of per-vertex handles, so global
+//! [`FlatSnapshot`]: one version flattened into an array of per-vertex edge trees, so global
 //! algorithms look a vertex up in O(1) instead of O(log n).
 
 use super::graph::CTreeGraph;
 use super::tree::CTree;
 use super::vtree::{self, VLink};
+use rayon::prelude::*;
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::SendPtr;
 use weald_graph::{Graph, InGraph, Vertex, Weight};
 
-/// An `n`-element array of handles to the edge trees of one version (null = vertex absent),
-/// plus the version itself, which keeps every tree alive. Building it is O(n) and parallel.
+/// An `n`-element array of the edge trees of one version, plus the version itself, which keeps
+/// every tree alive. Building it is O(n) and parallel.
+///
+/// Each slot is a bitwise copy of the vertex's `CTree` (its prefix-chunk pointer and its root
+/// pointer, 16 bytes) rather than a pointer to the vertex node: reading a vertex's edges costs
+/// one cache miss fewer (the vertex node), and [`Graph::prefetch_out`] can start loading the
+/// chunk straight from the array. The copies own no reference counts (they are never dropped);
+/// `graph` owns the trees.
 pub struct FlatSnapshot<W: Weight = ()> {
     graph: CTreeGraph<W>,
-    out: Vec<*const CTree<W>>,
-    inn: Option<Vec<*const CTree<W>>>,
+    out: Vec<ManuallyDrop<CTree<W>>>,
+    inn: Option<Vec<ManuallyDrop<CTree<W>>>>,
+    /// Bit `v` set iff vertex `v` is present (absent vertices have empty slots).
+    present: Vec<u64>,
 }
 
-// SAFETY: the pointers point into immutable `Arc`-owned vertex nodes of `graph`, which this
-// struct owns (so they outlive it), and `CTree<W>` is `Send + Sync` for `W: Weight`.
+// SAFETY: the slots alias immutable `Arc`-owned data of `graph`, which this struct owns (so it
+// outlives them), and `CTree<W>` is `Send + Sync` for `W: Weight`.
 unsafe impl<W: Weight> Send for FlatSnapshot<W> {}
-// SAFETY: as above; nothing is ever written through the pointers.
+// SAFETY: as above; nothing is ever written through the slots.
 unsafe impl<W: Weight> Sync for FlatSnapshot<W> {}
 
-fn flatten<W: Weight>(t: &VLink<W>, n: usize) -> Vec<*const CTree<W>> {
-    let mut v: Vec<*const CTree<W>> = vec![std::ptr::null(); n];
+/// The slots of `t`'s vertices (empty trees for absent ids), and if `present` is given, the
+/// presence bits.
+fn flatten<W: Weight>(
+    t: &VLink<W>,
+    n: usize,
+    present: Option<&[AtomicU64]>,
+) -> Vec<ManuallyDrop<CTree<W>>> {
+    let mut v: Vec<ManuallyDrop<CTree<W>>> = Vec::with_capacity(n);
+    let p = SendPtr(v.as_mut_ptr());
+    // Empty trees first (no allocation: two null pointers), in parallel.
+    (0..n).into_par_iter().with_min_len(4096).for_each(|i| {
+        let p = &p;
+        // SAFETY: i < n = capacity; each slot is written once here.
+        unsafe { p.0.add(i).write(ManuallyDrop::new(CTree::default())) };
+    });
+    // SAFETY: all n slots were initialised above.
+    unsafe { v.set_len(n) };
     let p = SendPtr(v.as_mut_ptr());
     vtree::par_for_each_node(t, &|node| {
         let p = &p;
-        debug_assert!((node.key as usize) < n);
-        // SAFETY: keys are distinct and < n, so each slot is written by one node only.
+        let k = node.key as usize;
+        debug_assert!(k < n);
+        // SAFETY: keys are distinct and < n, so each slot is written by one node only (the
+        // old value is an empty tree, which owns nothing). The copy aliases `node.tree`
+        // without taking counts; it is never dropped, and the snapshot keeps `node` alive.
         unsafe {
-            p.0.add(node.key as usize)
-                .write(&node.tree as *const CTree<W>)
+            p.0.add(k)
+                .write(ManuallyDrop::new(std::ptr::read(&node.tree)))
         };
+        if let Some(bits) = present {
+            bits[k / 64].fetch_or(1 << (k % 64), Relaxed);
+        }
     });
     v
 }
@@ -41,9 +73,13 @@ impl<W: Weight> FlatSnapshot<W> {
     pub fn new(graph: &CTreeGraph<W>) -> Self {
         let n = graph.num_vertices();
         let (out, inn) = graph.vertex_roots();
+        let bits: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let out = flatten(out, n, Some(&bits));
+        let inn = inn.map(|i| flatten(i, n, None));
         FlatSnapshot {
-            out: flatten(out, n),
-            inn: inn.map(|i| flatten(i, n)),
+            out,
+            inn,
+            present: bits.into_iter().map(AtomicU64::into_inner).collect(),
             graph: graph.clone(),
         }
     }
@@ -55,22 +91,21 @@ impl<W: Weight> FlatSnapshot<W> {
 
     #[inline]
     fn out_tree(&self, v: Vertex) -> Option<&CTree<W>> {
-        // SAFETY: non-null pointers point into nodes kept alive by `self.graph`.
-        self.out.get(v as usize).and_then(|p| unsafe { p.as_ref() })
+        self.out.get(v as usize).map(|t| &**t)
     }
 
     #[inline]
     fn in_tree(&self, v: Vertex) -> Option<&CTree<W>> {
         match &self.inn {
-            // SAFETY: as in `out_tree`.
-            Some(i) => i.get(v as usize).and_then(|p| unsafe { p.as_ref() }),
+            Some(i) => i.get(v as usize).map(|t| &**t),
             None => self.out_tree(v),
         }
     }
 
     /// Is vertex `v` present?
     pub fn has_vertex(&self, v: Vertex) -> bool {
-        self.out_tree(v).is_some()
+        let v = v as usize;
+        v < self.out.len() && self.present[v / 64] >> (v % 64) & 1 == 1
     }
 }
 
@@ -95,6 +130,13 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
     #[inline]
     fn out_degree(&self, v: Vertex) -> usize {
         self.out_tree(v).map_or(0, CTree::len)
+    }
+
+    #[inline]
+    fn prefetch_out(&self, v: Vertex) {
+        if let Some(t) = self.out_tree(v) {
+            t.prefetch();
+        }
     }
 
     #[inline]
@@ -128,5 +170,12 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
             "in-trees of a directed C-tree graph were not kept"
         );
         self.in_tree(v).is_none_or(|t| t.for_each(v, f))
+    }
+
+    #[inline]
+    fn prefetch_in(&self, v: Vertex) {
+        if let Some(t) = self.in_tree(v) {
+            t.prefetch();
+        }
     }
 }

@@ -296,6 +296,12 @@ fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
     }
     let f = FlatSnapshot::new(g);
     assert_eq!(f.num_vertices(), m.n());
+    for v in 0..m.n() as Vertex + 2 {
+        assert_eq!(f.has_vertex(v), m.vs.contains(&v), "flat presence of {v}");
+        // A hint: never changes what is read, in range or not.
+        f.prefetch_out(v);
+        f.prefetch_in(v);
+    }
     assert_eq!(graph_arcs(&f), m.arcs);
     if f.has_in_edges() {
         assert_eq!(in_arcs(&f), m.arcs);

@@ -194,6 +194,16 @@ impl<W: Weight> CTree<W> {
         self.prefix.is_empty() && self.root.is_none()
     }
 
+    /// Start loading the prefix chunk and the root node (a hint for a scan that reads this
+    /// tree soon; see `Graph::prefetch_out`).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self) {
+        self.prefix.prefetch();
+        if let Some(r) = &self.root {
+            prefetch(Arc::as_ptr(r));
+        }
+    }
+
     /// Weight of `x`, if present.
     pub(crate) fn find(&self, base: Vertex, x: Vertex) -> Option<W> {
         let mut cur = self.root.as_deref();
