@@ -28,7 +28,8 @@ use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD};
 
 /// The three-method contract of a traversal step (Ligra's functor).
 pub trait EdgeMapFn<W>: Sync {
-    /// Should arcs into `d` still be considered? (For BFS: "`d` is unvisited".)
+    /// Should arcs into `d` still be considered? (For BFS: "`d` is unvisited".) A pure read:
+    /// the dense pull also calls it on vertices ahead, to decide which ones to prefetch.
     fn cond(&self, d: Vertex) -> bool;
     /// Dense pull: apply arc `s→d`; only one task handles `d`, so no atomics are needed.
     /// Returns `true` if `d` joins the output.
