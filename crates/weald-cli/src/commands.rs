@@ -40,6 +40,18 @@ pub enum Command {
     Export(crate::stream::ExportArgs),
 }
 
+impl Command {
+    /// Commands that apply batches or repeat work from their start (see
+    /// [`crate::keep_freed_memory`]); the others load or write a file once (`run` loads first
+    /// and keeps freed memory afterwards).
+    pub fn repeats_work(&self) -> bool {
+        !matches!(
+            self,
+            Command::Generate(_) | Command::Convert(_) | Command::Info(_) | Command::Run(_)
+        )
+    }
+}
+
 pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
     match cmd {
         Command::Generate(a) => generate(a, quiet),
@@ -664,6 +676,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             (lg.graph, lg.load_s + lg.convert_s, file)
         }
     };
+    crate::keep_freed_memory();
     let spin = Spinner::new(quiet, alg.name());
     let report = runner::run(&g, alg, &params)?;
     drop(spin);

@@ -71,18 +71,27 @@ pub fn pack_index(n: usize, keep: impl Fn(usize) -> bool + Sync) -> Vec<u32> {
 
 /// Concatenate vectors in order, copying in parallel.
 pub fn concat<T: Copy + Send + Sync>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut out = Vec::new();
+    extend_concat(&mut out, &parts);
+    out
+}
+
+/// Append `parts` to `out` in order, copying in parallel. Reserves exactly what is missing, so
+/// a caller that reserved enough beforehand never makes `out` reallocate.
+pub fn extend_concat<T: Copy + Send + Sync>(out: &mut Vec<T>, parts: &[Vec<T>]) {
     let mut offsets: Vec<usize> = parts.iter().map(Vec::len).collect();
     let total = scan_exclusive(&mut offsets);
-    let mut out: Vec<T> = Vec::with_capacity(total);
-    let ptr = SendPtr(out.as_mut_ptr());
+    out.reserve_exact(total);
+    let base = out.len();
+    // SAFETY: `base + total` is within the capacity reserved above.
+    let ptr = SendPtr(unsafe { out.as_mut_ptr().add(base) });
     parts.par_iter().zip(&offsets).for_each(|(p, &o)| {
         let ptr = &ptr;
         // SAFETY: the ranges [o, o + p.len()) are disjoint and inside the capacity.
         unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), ptr.0.add(o), p.len()) };
     });
-    // SAFETY: every slot in 0..total was written above.
-    unsafe { out.set_len(total) };
-    out
+    // SAFETY: every slot in base..base + total was written above.
+    unsafe { out.set_len(base + total) };
 }
 
 /// Sort in parallel (unstable; equal elements are indistinguishable for `Ord` keys).
@@ -209,6 +218,25 @@ mod tests {
             let idx = pack_index(xs.len(), |i| xs[i] % 7 == 1);
             let q: Vec<u32> = (0..xs.len()).filter(|&i| xs[i] % 7 == 1).map(|i| i as u32).collect();
             prop_assert_eq!(idx, q);
+        }
+
+        #[test]
+        fn extend_concat_appends_in_order(
+            head in proptest::collection::vec(0u32..1000, 0..100),
+            parts in proptest::collection::vec(proptest::collection::vec(0u32..1000, 0..3000), 0..20),
+            spare in 0usize..5000,
+        ) {
+            let mut out = head.clone();
+            let need: usize = parts.iter().map(Vec::len).sum();
+            out.reserve_exact(need + spare);
+            let (ptr, cap) = (out.as_ptr(), out.capacity());
+            extend_concat(&mut out, &parts);
+            let mut expected = head;
+            parts.iter().for_each(|p| expected.extend_from_slice(p));
+            prop_assert_eq!(&out, &expected);
+            // Enough capacity reserved beforehand: appended in place, no reallocation.
+            prop_assert_eq!((out.as_ptr(), out.capacity()), (ptr, cap));
+            prop_assert_eq!(concat(parts), expected[expected.len() - need..].to_vec());
         }
 
         #[test]

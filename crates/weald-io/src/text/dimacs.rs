@@ -159,7 +159,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     };
     let want_w = opts.weighted != Some(false);
     let mut prob: Option<Problem> = None;
-    let mut parts = Vec::new();
+    let read = br.read_fraction();
+    let mut cols = Columns::default();
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if prob.is_none() {
@@ -169,7 +170,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             prob = Some(p);
         }
         let n = prob.as_ref().unwrap().n;
-        parts.extend(parse_block(b, &mut lines, |ch| parse_chunk(ch, n, want_w))?);
+        let parts = parse_block(b, &mut lines, |ch| parse_chunk(ch, n, want_w))?;
+        cols.append(parts, read.get());
     }
     let Some(prob) = prob else {
         return Err(WealdError::parse(
@@ -178,7 +180,6 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             "empty file: missing problem line `p sp <n> <m>`",
         ));
     };
-    let cols = concat_parts(parts);
     if cols.src.len() as u64 != prob.m {
         return Err(WealdError::parse(
             path,

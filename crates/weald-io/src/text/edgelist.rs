@@ -249,7 +249,8 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
         base: 0,
     };
     let temporal = format == Format::Temporal;
-    let mut parts = Vec::new();
+    let read = br.read_fraction();
+    let mut cols = Columns::default();
     let mut cfg: Option<RecordCfg> = None;
     let mut pre = Preamble::default();
     // A count line held back because the records need more than two fields.
@@ -279,7 +280,8 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
             cfg = Some(c);
         }
         let c = cfg.as_ref().unwrap();
-        parts.extend(parse_block(b, &mut lines, |ch| parse_records(ch, c))?);
+        let parts = parse_block(b, &mut lines, |ch| parse_records(ch, c))?;
+        cols.append(parts, read.get());
     }
     let cfg = cfg.unwrap_or(RecordCfg {
         want_w: opts.weighted.unwrap_or(false),
@@ -288,7 +290,6 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
         one_based: false,
         limits: None,
     });
-    let mut cols = concat_parts(parts);
     if let Some((a, b, line)) = held {
         if !is_count_line(a, b, &cols.src, &cols.dst) {
             let what = if cfg.want_w {

@@ -197,7 +197,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
         base: 0,
     };
     let mut head: Option<Header> = None;
-    let mut parts = Vec::new();
+    let read = br.read_fraction();
+    let mut cols = Columns::default();
     let mut rows: u64 = 0;
     while let Some(block) = br.next_block()? {
         let mut b = block;
@@ -244,7 +245,7 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             .par_iter_mut()
             .zip(bases)
             .for_each(|(p, base)| p.src.iter_mut().for_each(|r| *r += base as u32));
-        parts.extend(parsed.parts);
+        cols.append(parsed.parts, read.get());
     }
     let Some(h) = head else {
         return Err(WealdError::parse(
@@ -253,7 +254,6 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             "empty file: missing header line `n m [fmt [ncon]]`",
         ));
     };
-    let mut cols = concat_parts(parts);
     let (lt, gt, loops) = cols
         .src
         .par_iter()

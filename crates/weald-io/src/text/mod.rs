@@ -7,7 +7,11 @@
 //!    line is carried over to the next block.
 //! 3. [`split_chunks`] cuts a block at newline boundaries into a few chunks per thread, which the
 //!    format's chunk parser handles in parallel (rayon), each into its own [`Part`].
-//! 4. The parts are concatenated in order with [`weald_graph::parallel::concat`].
+//! 4. The block's parts are appended in order to the growing [`Columns`] and dropped before the
+//!    next block is read, so the records are never held twice. The columns reserve their
+//!    capacity from an estimate of the file's record count ([`ReadFraction`]), so they are
+//!    allocated about once instead of doubling (a doubling copy holds the old and the new array
+//!    at once).
 //!
 //! Numbers are parsed by hand ([`parse_id`], [`parse_weight`]): ids never go through
 //! `str::parse`. Line numbers are not tracked per record: each chunk only counts its lines, and
@@ -105,6 +109,22 @@ impl Source {
     }
 }
 
+/// The fraction of an input's bytes read so far (of the compressed bytes for gzip).
+#[derive(Clone)]
+pub struct ReadFraction {
+    done: Arc<AtomicU64>,
+    total: u64,
+}
+
+impl ReadFraction {
+    /// `done / total` in `(0, 1]`, or `None` before the first byte or for an input of
+    /// unknown size.
+    pub fn get(&self) -> Option<f64> {
+        let done = self.done.load(Ordering::Relaxed);
+        (self.total > 0 && done > 0).then(|| (done as f64 / self.total as f64).min(1.0))
+    }
+}
+
 /// Reads a [`Source`] block by block; every block but the last ends with `\n`.
 pub struct BlockReader {
     src: Source,
@@ -143,6 +163,14 @@ impl BlockReader {
 
     pub fn path(&self) -> &Path {
         &self.src.path
+    }
+
+    /// A handle that tells how much of the input has been read so far.
+    pub fn read_fraction(&self) -> ReadFraction {
+        ReadFraction {
+            done: self.src.done.clone(),
+            total: self.src.total,
+        }
     }
 
     /// The next block, or `None` at the end of the input.
@@ -334,34 +362,59 @@ where
     })
 }
 
-/// The concatenated columns of all parts.
+/// The records parsed so far, column by column, in file order.
 pub struct Columns {
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub w: Vec<f64>,
     pub t: Vec<f64>,
+    /// Every weight so far parsed as an i32.
     pub all_int: bool,
 }
 
-pub fn concat_parts(parts: Vec<Part>) -> Columns {
-    let all_int = parts.iter().all(|p| p.all_int);
-    let mut src = Vec::with_capacity(parts.len());
-    let mut dst = Vec::with_capacity(parts.len());
-    let mut w = Vec::with_capacity(parts.len());
-    let mut t = Vec::with_capacity(parts.len());
-    for p in parts {
-        src.push(p.src);
-        dst.push(p.dst);
-        w.push(p.w);
-        t.push(p.t);
+impl Default for Columns {
+    fn default() -> Self {
+        Columns {
+            src: Vec::new(),
+            dst: Vec::new(),
+            w: Vec::new(),
+            t: Vec::new(),
+            all_int: true,
+        }
     }
-    use weald_graph::parallel::concat;
-    Columns {
-        src: concat(src),
-        dst: concat(dst),
-        w: concat(w),
-        t: concat(t),
-        all_int,
+}
+
+impl Columns {
+    /// Append one block's parts (in order) and drop them. `read` is the fraction of the input
+    /// read once this block was: when a column must grow, it reserves for the whole file as
+    /// extrapolated from the records so far (plus 5%), so a well-estimated file allocates each
+    /// column once; without an estimate it doubles. Reserved but unwritten capacity is address
+    /// space only (untouched pages are not resident).
+    pub fn append(&mut self, parts: Vec<Part>, read: Option<f64>) {
+        self.all_int &= parts.iter().all(|p| p.all_int);
+        fn grow<T: Copy + Send + Sync>(col: &mut Vec<T>, parts: Vec<Vec<T>>, read: Option<f64>) {
+            let incoming: usize = parts.iter().map(Vec::len).sum();
+            let need = col.len() + incoming;
+            if need > col.capacity() {
+                let target = match read {
+                    Some(f) => ((need as f64 / f) * 1.05) as usize + 1024,
+                    None => 2 * need,
+                };
+                col.reserve_exact(target.max(need) - col.len());
+            }
+            weald_graph::parallel::extend_concat(col, &parts);
+        }
+        let (mut src, mut dst, mut w, mut t) = (vec![], vec![], vec![], vec![]);
+        for p in parts {
+            src.push(p.src);
+            dst.push(p.dst);
+            w.push(p.w);
+            t.push(p.t);
+        }
+        grow(&mut self.src, src, read);
+        grow(&mut self.dst, dst, read);
+        grow(&mut self.w, w, read);
+        grow(&mut self.t, t, read);
     }
 }
 
@@ -676,6 +729,43 @@ pub fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn part(range: std::ops::Range<u32>) -> Part {
+        let mut p = Part::new(0);
+        p.src = range.clone().collect();
+        p.dst = range.map(|x| x + 1).collect();
+        p
+    }
+
+    #[test]
+    fn columns_reserve_for_the_file_and_keep_order() {
+        // Four blocks of 1000 records; after the first (a quarter of the input) the columns
+        // reserve for the whole file and never move again.
+        let mut cols = Columns::default();
+        cols.append(vec![part(0..400), part(400..1000)], Some(0.25));
+        let (ptr, cap) = (cols.src.as_ptr(), cols.src.capacity());
+        assert!(cap >= 4000, "reserved {cap}");
+        for b in 1..4u32 {
+            let f = (b + 1) as f64 / 4.0;
+            cols.append(
+                vec![
+                    part(b * 1000..b * 1000 + 700),
+                    part(b * 1000 + 700..(b + 1) * 1000),
+                ],
+                Some(f),
+            );
+        }
+        assert_eq!((cols.src.as_ptr(), cols.src.capacity()), (ptr, cap));
+        assert_eq!(cols.src, (0..4000).collect::<Vec<u32>>());
+        assert_eq!(cols.dst, (1..4001).collect::<Vec<u32>>());
+        assert!(cols.w.is_empty() && cols.t.is_empty() && cols.all_int);
+        // An estimate that falls short (or none at all) still appends everything.
+        let mut cols = Columns::default();
+        cols.append(vec![part(0..10)], Some(1.0));
+        cols.append(vec![part(10..5000)], Some(1.0));
+        cols.append(vec![part(5000..6000)], None);
+        assert_eq!(cols.src, (0..6000).collect::<Vec<u32>>());
+    }
 
     #[test]
     fn ids_parse_and_fail_precisely() {

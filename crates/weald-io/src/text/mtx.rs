@@ -141,7 +141,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
         base: 0,
     };
     let mut head: Option<(Header, RecordCfg)> = None;
-    let mut parts = Vec::new();
+    let read = br.read_fraction();
+    let mut cols = Columns::default();
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if head.is_none() {
@@ -162,7 +163,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             head = Some((h, cfg));
         }
         let cfg = &head.as_ref().unwrap().1;
-        parts.extend(parse_block(b, &mut lines, |ch| parse_records(ch, cfg))?);
+        let parts = parse_block(b, &mut lines, |ch| parse_records(ch, cfg))?;
+        cols.append(parts, read.get());
     }
     let Some((h, cfg)) = head else {
         return Err(WealdError::parse(
@@ -171,7 +173,6 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             "empty file: expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`",
         ));
     };
-    let mut cols = concat_parts(parts);
     if cols.src.len() as u64 != h.nnz {
         return Err(WealdError::parse(
             path,

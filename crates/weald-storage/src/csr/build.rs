@@ -102,12 +102,14 @@ impl<W: Weight> Csr<W> {
             }
         }
         let order = matches!(opts.dedup, Some(Combine::First | Combine::Last));
-        let (out, s1) = build_adjacency(n, &src, &dst, &weights, !opts.directed, order, opts);
-        let inn = if opts.directed && opts.in_edges {
-            Some(build_adjacency(n, &dst, &src, &weights, false, order, opts).0)
-        } else {
-            None
-        };
+        // Scatter both directions first, then free the input before sorting and compacting:
+        // the peak is the input plus the scattered arcs, not that plus the compacted copy.
+        let out = scatter(n, &src, &dst, &weights, !opts.directed, order, opts);
+        let inn = (opts.directed && opts.in_edges)
+            .then(|| scatter(n, &dst, &src, &weights, false, order, opts));
+        drop((src, dst, weights));
+        let (out, s1) = out.finish(opts.dedup);
+        let inn = inn.map(|s| s.finish(opts.dedup).0);
         stats.self_loops_dropped = s1.self_loops_dropped;
         stats.duplicates_merged = s1.duplicates_merged;
         Ok((
@@ -153,8 +155,19 @@ fn relabel(n: usize, src: &[Vertex], dst: &[Vertex]) -> Option<(Vec<u32>, RankMa
     Some((ids, RankMap { bits, before }))
 }
 
-/// Build one direction of adjacency: arcs `keys[i] → vals[i]` (and the reverse if `symmetric`).
-fn build_adjacency<W: Weight>(
+/// One direction of adjacency, scattered but not yet sorted: every list in its source's range.
+struct Scattered<W> {
+    offsets: Vec<usize>,
+    targets: Vec<Vertex>,
+    wts: Vec<W>,
+    /// Input index of each arc (only when ties keep input order).
+    idx: Vec<u64>,
+    self_loops_dropped: u64,
+}
+
+/// Scatter one direction of adjacency: arcs `keys[i] → vals[i]` (and the reverse if
+/// `symmetric`).
+fn scatter<W: Weight>(
     n: usize,
     keys: &[Vertex],
     vals: &[Vertex],
@@ -162,7 +175,7 @@ fn build_adjacency<W: Weight>(
     symmetric: bool,
     keep_order: bool,
     opts: &BuildOptions,
-) -> (Adjacency<W>, BuildStats) {
+) -> Scattered<W> {
     let m = keys.len();
     let skip = |u: Vertex, v: Vertex| opts.drop_self_loops && u == v;
     let self_loops_dropped = if opts.drop_self_loops {
@@ -214,83 +227,106 @@ fn build_adjacency<W: Weight>(
             idx.set_len(total);
         }
     }
-    // 3. sort and merge each list; new_len[v] is its length afterwards.
-    let new_len: Vec<usize> = {
-        let (tp, wp, ip) = (
-            SendPtr(targets.as_mut_ptr()),
-            SendPtr(wts.as_mut_ptr()),
-            SendPtr(idx.as_mut_ptr()),
-        );
-        let offsets = &offsets;
-        (0..n)
-            .into_par_iter()
-            .with_min_len(256)
-            .map(|v| {
-                let (tp, wp, ip) = (&tp, &wp, &ip);
-                let (a, b) = (offsets[v], offsets[v + 1]);
-                // SAFETY: the ranges offsets[v]..offsets[v+1] are disjoint across vertices.
-                unsafe {
-                    let t = std::slice::from_raw_parts_mut(tp.0.add(a), b - a);
-                    let w = if W::WEIGHTED {
-                        std::slice::from_raw_parts_mut(wp.0.add(a), b - a)
-                    } else {
-                        &mut []
-                    };
-                    let ix = if keep_order {
-                        std::slice::from_raw_parts_mut(ip.0.add(a), b - a)
-                    } else {
-                        &mut []
-                    };
-                    sort_merge(t, w, ix, opts.dedup)
-                }
-            })
-            .collect()
-    };
-    drop(idx);
-    // 4. compact
-    let mut new_offsets = new_len.clone();
-    new_offsets.push(0);
-    let kept = scan_exclusive(&mut new_offsets);
-    let (targets, wts) = if kept == total {
-        (targets, wts)
-    } else {
-        let mut t2: Vec<Vertex> = Vec::with_capacity(kept);
-        let mut w2: Vec<W> = Vec::with_capacity(if W::WEIGHTED { kept } else { 0 });
-        let (tp, wp) = (SendPtr(t2.as_mut_ptr()), SendPtr(w2.as_mut_ptr()));
-        (0..n).into_par_iter().with_min_len(256).for_each(|v| {
-            let (tp, wp) = (&tp, &wp);
-            let (a, o, l) = (offsets[v], new_offsets[v], new_len[v]);
-            // SAFETY: the destination ranges new_offsets[v]..+l are disjoint and in capacity.
-            unsafe {
-                std::ptr::copy_nonoverlapping(targets.as_ptr().add(a), tp.0.add(o), l);
-                if W::WEIGHTED {
-                    std::ptr::copy_nonoverlapping(wts.as_ptr().add(a), wp.0.add(o), l);
-                }
-            }
-        });
-        // SAFETY: all `kept` slots were written.
-        unsafe {
-            t2.set_len(kept);
-            if W::WEIGHTED {
-                w2.set_len(kept);
-            }
-        }
-        (t2, w2)
-    };
-    let offsets: Vec<u64> = new_offsets.into_par_iter().map(|o| o as u64).collect();
-    let stats = BuildStats {
+    Scattered {
+        offsets,
+        targets,
+        wts,
+        idx,
         self_loops_dropped,
-        duplicates_merged: (total - kept) as u64,
-        ..Default::default()
-    };
-    (
-        Adjacency {
+    }
+}
+
+impl<W: Weight> Scattered<W> {
+    /// Sort and merge every list by `dedup`, then compact.
+    fn finish(self, dedup: Option<Combine>) -> (Adjacency<W>, BuildStats) {
+        let Scattered {
             offsets,
-            targets,
-            weights: wts,
-        },
-        stats,
-    )
+            mut targets,
+            mut wts,
+            mut idx,
+            self_loops_dropped,
+        } = self;
+        let n = offsets.len() - 1;
+        let total = offsets[n];
+        let keep_order = !idx.is_empty();
+        // 3. sort and merge each list; new_len[v] is its length afterwards.
+        let new_len: Vec<usize> = {
+            let (tp, wp, ip) = (
+                SendPtr(targets.as_mut_ptr()),
+                SendPtr(wts.as_mut_ptr()),
+                SendPtr(idx.as_mut_ptr()),
+            );
+            let offsets = &offsets;
+            (0..n)
+                .into_par_iter()
+                .with_min_len(256)
+                .map(|v| {
+                    let (tp, wp, ip) = (&tp, &wp, &ip);
+                    let (a, b) = (offsets[v], offsets[v + 1]);
+                    // SAFETY: the ranges offsets[v]..offsets[v+1] are disjoint across vertices.
+                    unsafe {
+                        let t = std::slice::from_raw_parts_mut(tp.0.add(a), b - a);
+                        let w = if W::WEIGHTED {
+                            std::slice::from_raw_parts_mut(wp.0.add(a), b - a)
+                        } else {
+                            &mut []
+                        };
+                        let ix = if keep_order {
+                            std::slice::from_raw_parts_mut(ip.0.add(a), b - a)
+                        } else {
+                            &mut []
+                        };
+                        sort_merge(t, w, ix, dedup)
+                    }
+                })
+                .collect()
+        };
+        drop(idx);
+        // 4. compact
+        let mut new_offsets = new_len.clone();
+        new_offsets.push(0);
+        let kept = scan_exclusive(&mut new_offsets);
+        let (targets, wts) = if kept == total {
+            (targets, wts)
+        } else {
+            let mut t2: Vec<Vertex> = Vec::with_capacity(kept);
+            let mut w2: Vec<W> = Vec::with_capacity(if W::WEIGHTED { kept } else { 0 });
+            let (tp, wp) = (SendPtr(t2.as_mut_ptr()), SendPtr(w2.as_mut_ptr()));
+            (0..n).into_par_iter().with_min_len(256).for_each(|v| {
+                let (tp, wp) = (&tp, &wp);
+                let (a, o, l) = (offsets[v], new_offsets[v], new_len[v]);
+                // SAFETY: the destination ranges new_offsets[v]..+l are disjoint and in capacity.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(targets.as_ptr().add(a), tp.0.add(o), l);
+                    if W::WEIGHTED {
+                        std::ptr::copy_nonoverlapping(wts.as_ptr().add(a), wp.0.add(o), l);
+                    }
+                }
+            });
+            // SAFETY: all `kept` slots were written.
+            unsafe {
+                t2.set_len(kept);
+                if W::WEIGHTED {
+                    w2.set_len(kept);
+                }
+            }
+            (t2, w2)
+        };
+        let offsets: Vec<u64> = new_offsets.into_par_iter().map(|o| o as u64).collect();
+        let stats = BuildStats {
+            self_loops_dropped,
+            duplicates_merged: (total - kept) as u64,
+            ..Default::default()
+        };
+        (
+            Adjacency {
+                offsets,
+                targets,
+                weights: wts,
+            },
+            stats,
+        )
+    }
 }
 
 /// Where every arc goes: degrees counted, offsets (`n + 1` entries) prefix-summed, and the
