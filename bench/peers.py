@@ -1,14 +1,17 @@
-"""Worker process for one peer case (NetworKit, igraph, rustworkx, networkx, python-graphblas).
+"""Worker process for one peer case (NetworKit, igraph, rustworkx, networkx, python-graphblas,
+raphtory).
 
     peers.py prepare EDGELIST OUT.npz        edge list (both directions) -> each edge once, int32
     peers.py meta IN.npz                     vertices, edges, a random non-isolated source
     peers.py load SYSTEM EDGELIST            time reading the text edge list into SYSTEM's graph
     peers.py kernel SYSTEM CASE IN.npz --repeat R --source S [--tol T] [--inner K]
+    peers.py updates SYSTEM insert|delete SIZE IN.npz --repeat R   batches of SIZE RMAT edges
 
 SYSTEM is networkit, igraph, rustworkx, networkx, graphblas (python-graphblas on SuiteSparse,
 with the textbook GraphBLAS kernels written here: masked BFS, PageRank, min-plus Bellman-Ford,
 masked L·Lᵀ triangles), or weald-py (Weald's own Python package,
-`import weald`, which the harness runs with the repository's .venv interpreter). With --inner K
+`import weald`, which the harness runs with the repository's .venv interpreter), or raphtory
+(updates only: a PersistentGraph, batches through its Arrow loaders). With --inner K
 each timed repeat calls the kernel K times and reports the time per call (call overhead on tiny
 graphs).
 
@@ -19,6 +22,7 @@ as a warm-up, then R timed times. Graph construction is not timed for kernels.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -84,15 +88,9 @@ def build(system: str, n, u, v, w, weighted: bool):
             g.es["weight"] = w.tolist()
         return g
     if system == "rustworkx":
-        import rustworkx as rx
-
-        g = rx.PyGraph(multigraph=False)
-        g.add_nodes_from(range(n))
-        if weighted:
-            g.extend_from_weighted_edge_list(list(zip(u.tolist(), v.tolist(), w.tolist())))
-        else:
-            g.extend_from_edge_list(list(zip(u.tolist(), v.tolist())))
-        return g
+        return build_rustworkx(n, u, v, w if weighted else None)
+    if system == "raphtory":
+        return build_raphtory(n, u, v)
     if system == "weald-py":
         import weald
 
@@ -118,6 +116,71 @@ def build(system: str, n, u, v, w, weighted: bool):
             return gb.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n, dup_op=gb.binary.min)
         return gb.Matrix.from_coo(rows, cols, True, nrows=n, ncols=n)
     raise SystemExit(f"unknown system {system}")
+
+
+def assert_simple(n: int, u, v) -> None:
+    """Each undirected edge once, no self-loops: what `prepare` writes (it keeps u < v of a
+    symmetric edge list; `weald generate` writes no duplicate arcs). O(m) when the edges are
+    sorted, as `prepare` leaves them; a sort otherwise."""
+    if not len(u):
+        return
+    if not bool(np.all(u < v)):
+        raise SystemExit("peers.py: the .npz holds self-loops or edges with u > v (re-run prepare)")
+    keys = u.astype(np.int64) * max(n, 1) + v
+    if not bool(np.all(keys[1:] > keys[:-1])) and len(np.unique(keys)) != len(keys):
+        raise SystemExit("peers.py: the .npz holds duplicate edges")
+
+
+def build_rustworkx(n: int, u, v, w=None):
+    """rustworkx's PyGraph(multigraph=False) holding exactly the npz's edges, in order.
+
+    Adding edges to a multigraph=False graph (extend_from_edge_list, add_edge) first searches
+    the endpoint's adjacency for an existing edge: O(degree) per edge, quadratic on RMAT hubs
+    (6 min for the 15.7 M edges of RMAT scale 20). The edges here are unique (assert_simple),
+    so that search can never find one: the graph is restored through the pickle protocol
+    instead (`__setstate__` appends the listed nodes and edges without the search). The result
+    is identical to the old construction (same node payloads 0..n-1, edge indices 0..m-1 in npz
+    order, edge payloads None or the weight, multigraph=False), so the updates suite's inserts
+    keep their set semantics: an inserted edge that exists updates it, no parallel edge.
+    """
+    import rustworkx as rx
+
+    assert_simple(n, u, v)
+    m = len(u)
+    g = rx.PyGraph(multigraph=False, node_count_hint=n, edge_count_hint=m)
+    payloads = w.tolist() if w is not None else itertools.repeat(None, m)
+    nodes = range(n)
+    g.__setstate__({"nodes": list(zip(nodes, nodes)), "edges": list(zip(u.tolist(), v.tolist(), payloads)),
+                    "nodes_removed": False})
+    if g.num_nodes() != n or g.num_edges() != m or g.multigraph:
+        raise SystemExit(f"rustworkx: restored {g.num_nodes()} nodes, {g.num_edges()} edges "
+                         f"(multigraph={g.multigraph}); expected {n}, {m}, False")
+    return g
+
+
+def build_raphtory(n: int, u, v):
+    """raphtory's PersistentGraph (deletions need the persistent semantics) holding every
+    vertex and every npz edge, all at time 0, through its Arrow loaders (load_nodes,
+    load_edges; the fastest way it offers). Raphtory's edges are directed: each undirected edge
+    is one edge u -> v with u < v, and the updates' batches are put in the same orientation."""
+    import pyarrow as pa
+    import raphtory
+
+    g = raphtory.PersistentGraph()
+    g.load_nodes(pa.table({"t": np.zeros(n, dtype=np.int64), "id": np.arange(n, dtype=np.int64)}),
+                 time="t", id="id")
+    g.load_edges(pa.table({"t": np.zeros(len(u), dtype=np.int64), "src": u.astype(np.int64),
+                           "dst": v.astype(np.int64)}), time="t", src="src", dst="dst")
+    return g
+
+
+def raphtory_batch(su, sv, t: int):
+    """One batch for raphtory, in its natural batch form (Arrow tables, made before the clock):
+    the insertions at time t and the deletions at time t + 1, each edge as (min, max)."""
+    import pyarrow as pa
+
+    a, b = np.minimum(su, sv).astype(np.int64), np.maximum(su, sv).astype(np.int64)
+    return tuple(pa.table({"t": np.full(len(a), t + k, dtype=np.int64), "src": a, "dst": b}) for k in (0, 1))
 
 
 def graphblas_kernel(case: str, A, source: int, tol: float):
@@ -308,6 +371,10 @@ def load_text(system: str, path: str):
     if system == "rustworkx":
         import rustworkx as rx
 
+        # read_edge_list's default multigraph=True keeps every line: the graph holds each
+        # undirected edge twice (the file lists both directions). Its multigraph=False removes
+        # them but searches the endpoint's edges per line, quadratic on hubs: 5.3 s at RMAT
+        # scale 16, 82 s at 18 (vs 0.4 s, 1.9 s), so >20 min at 20.
         g = rx.PyGraph.read_edge_list(path, deliminator="\t")
         return {"vertices": g.num_nodes(), "edges": g.num_edges()}
     if system == "weald-py":
@@ -346,8 +413,14 @@ def updates(system: str, op: str, size: int, path: str, repeat: int) -> dict:
     for r in range(-1, repeat):  # r = -1: an untimed warm-up batch of its own
         su, sv = rmat_sample(scale, size, 1000 + r)
         # each system's natural batch form, made before the clock starts: numpy arrays for
-        # Weald, a list of pairs for the others
-        pairs = (su, sv) if system == "weald-py" else list(zip(su.tolist(), sv.tolist()))
+        # Weald, Arrow tables for raphtory (insertions at time 2r+3, deletions at 2r+4, after
+        # the base graph's time 0), a list of pairs for the others
+        if system == "weald-py":
+            pairs = (su, sv)
+        elif system == "raphtory":
+            pairs = raphtory_batch(su, sv, 2 * r + 3)
+        else:
+            pairs = list(zip(su.tolist(), sv.tolist()))
         ins, dele = batch_ops(system, g)
         if r < 0:
             ins(pairs)
@@ -392,6 +465,16 @@ def batch_ops(system: str, g):
         def dele(pairs):
             for e in set(added):
                 g.remove_edge_from_index(e)
+        return ins, dele
+    if system == "raphtory":
+        # pairs = (insertions, deletions): Arrow tables of (t, src, dst). An edge inserted again
+        # gets one more addition event, not a second edge; a deletion ends the edge at its time
+        # (the history is kept: a temporal graph's memory grows with every batch).
+        def ins(pairs):
+            g.load_edges(pairs[0], time="t", src="src", dst="dst")
+
+        def dele(pairs):
+            g.load_edge_deletions(pairs[1], time="t", src="src", dst="dst")
         return ins, dele
     if system == "weald-py":
         def ins(pairs):

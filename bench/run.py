@@ -62,12 +62,12 @@ def main() -> int:
     graphs = [harness.prepare_graph(Path(weald), kind, a.scale, cache, Path(py)) for kind in a.graphs.split(",")]
     ctx = Context(weald=weald, py=py, peers_script=str(harness.BENCH / "peers.py"), graphs=graphs, quick=a.quick,
                   cache=str(cache))
-    if "python" in a.suite:
+    excluded = {x for x in a.exclude.split(",") if x}
+    if "python" in a.suite and "weald-py" not in excluded:  # builds the package (cargo, maturin)
         ctx.weald_py = str(harness.weald_python())
     cases = []
     for s in a.suite:
         cases += importlib.import_module(f"suites.{s}").cases(ctx)
-    excluded = {x for x in a.exclude.split(",") if x}
     for case in cases:
         for x in excluded:
             case.systems.pop(x, None)

@@ -6,7 +6,8 @@ Python, each in its natural form (issue 6's table).
   checks, GIL release, result array) plus a trivial kernel. Peers: NetworKit, igraph,
   rustworkx, networkx.
 * `load text edge list`: `weald.read(path)` vs NetworKit's EdgeListReader, igraph's
-  Read_Edgelist, rustworkx's read_edge_list (each with duplicate removal where it has one).
+  Read_Edgelist, rustworkx's read_edge_list (NetworKit and igraph with their duplicate removal;
+  rustworkx keeps both directions of each edge, see the load suite).
 * `bfs`, `pagerank`, `cc`, `sssp`, `kcore` (tc: the static suite) through `import weald` on the RMAT graph, the
   same kernel through `weald run` (what the binding costs), and the peers that have it
   (NetworKit, igraph, rustworkx, python-graphblas; graph construction is not timed).
