@@ -52,9 +52,11 @@ def write(out: Path, payload: dict) -> None:
                                f"source vertex {g['source']})" for g in machine["graphs"]) + ".",
         "",
         "Each cell is the median of the timed repeats (after one warm-up) in a process of its own; "
-        "min–max in brackets; peak RSS of that process. `× fastest` is the median divided by the "
-        "fastest median of the same case, graph and thread count (1.00 = fastest). Peer versions: "
-        "bench/requirements.txt.",
+        "min–max in brackets; peak RSS of that process. `run` is the line of the command above that "
+        "measured the row (— : a run from before rows recorded it). `× fastest` is the median "
+        "divided by the fastest median of the same case, graph and thread count **in the same run** "
+        "(1.00 = fastest): this machine's speed drifts between runs, so only rows measured "
+        "together, interleaved, are compared. Peer versions: bench/requirements.txt.",
         "",
     ]
     if payload.get("mismatches"):
@@ -70,15 +72,20 @@ def write(out: Path, payload: dict) -> None:
         about = suite_doc(suite)
         if about:
             lines += [about, ""]
-        lines += ["| case | graph | threads | system | median | min–max | peak RSS | × fastest |",
-                  "|---|---|---:|---|---:|---:|---:|---:|"]
+        lines += ["| case | graph | threads | system | median | min–max | peak RSS | run | × fastest |",
+                  "|---|---|---:|---|---:|---:|---:|---:|---:|"]
         groups: dict = {}
         for r in rows:
             groups.setdefault((r["case"], r["graph"], r["threads"]), []).append(r)
         for (case, graph, t), rs in groups.items():
-            ok = [r["median"] for r in rs if r.get("times")]
-            best = min(ok) if ok else None
+            fastest: dict = {}
+            for r in rs:
+                if r.get("times"):
+                    run = r.get("run")
+                    fastest[run] = min(fastest.get(run, r["median"]), r["median"])
             for r in sorted(rs, key=lambda r: (not r["system"].startswith("weald"), r["system"])):
+                best = fastest.get(r.get("run"))
+                run_cell = str(r["run"]) if r.get("run") else "—"
                 if r.get("times") and r.get("unit") == "eps":
                     med = r["median"]
                     size = r["check"].get("size", 0)
@@ -91,6 +98,7 @@ def write(out: Path, payload: dict) -> None:
                              f"{r['peak_rss_mb']:.0f} MiB", f"{med / best:.2f}" if best else "—"]
                 else:
                     cells = [f"error: {r.get('error')}", "", "", ""]
+                cells.insert(3, run_cell)
                 name = f"**{r['system']}**" if r["system"].startswith("weald") else r["system"]
                 lines.append(f"| {case} | {graph} | {t} | {name} | " + " | ".join(cells) + " |")
         lines.append("")
@@ -127,3 +135,13 @@ def make_plots(payload: dict, plots_dir: Path) -> dict:
         suite, name = line.split("\t")
         made.setdefault(suite, []).append(plots_dir / name)
     return made
+
+
+if __name__ == "__main__":
+    # Rewrite a report (and its plots) from its JSON: python bench/report.py [JSON [OUT]]
+    import json
+    import sys
+
+    src = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "benchmarks.json"
+    dst = Path(sys.argv[2]) if len(sys.argv) > 2 else src.with_suffix(".md")
+    write(dst, json.loads(src.read_text()))

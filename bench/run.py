@@ -107,10 +107,13 @@ def main() -> int:
     json_out = Path(a.json_out) if a.json_out else Path(a.out).with_suffix(".json")
     # Each command carries the commit and date it ran at (suites merged from runs at different commits).
     argv_line += f"   # Weald {info['commit']}, {info['date']}"
-    payload = {"command": argv_line, "machine": info, "results": [vars(m) | {"median": m.median} for m in results],
+    old = json.loads(json_out.read_text()) if a.merge and json_out.exists() else None
+    # Every row names the run that measured it: the line of its command at the report's head.
+    run = len(old["command"].splitlines()) + 1 if old else 1
+    payload = {"command": argv_line, "machine": info,
+               "results": [vars(m) | {"median": m.median, "run": run} for m in results],
                "mismatches": mismatches}
-    if a.merge and json_out.exists():
-        old = json.loads(json_out.read_text())
+    if old:
         # rows of suites not re-run, and of systems this run excluded (their last measurement)
         kept = [r for r in old["results"] if r["suite"] not in a.suite or r["system"] in excluded]
         payload["results"] = kept + payload["results"]
