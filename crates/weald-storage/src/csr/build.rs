@@ -101,6 +101,12 @@ impl<W: Weight> Csr<W> {
                 orig_ids = Some(ids);
             }
         }
+        if opts.drop_self_loops {
+            stats.self_loops_dropped = (0..src.len())
+                .into_par_iter()
+                .filter(|&i| src[i] == dst[i])
+                .count() as u64;
+        }
         let order = matches!(opts.dedup, Some(Combine::First | Combine::Last));
         // Scatter both directions first, then free the input before sorting and compacting:
         // the peak is the input plus the scattered arcs, not that plus the compacted copy.
@@ -108,10 +114,9 @@ impl<W: Weight> Csr<W> {
         let inn = (opts.directed && opts.in_edges)
             .then(|| scatter(n, &dst, &src, &weights, false, order, opts));
         drop((src, dst, weights));
-        let (out, s1) = out.finish(opts.dedup);
+        let (out, merged) = out.finish(opts.dedup);
         let inn = inn.map(|s| s.finish(opts.dedup).0);
-        stats.self_loops_dropped = s1.self_loops_dropped;
-        stats.duplicates_merged = s1.duplicates_merged;
+        stats.duplicates_merged = merged;
         Ok((
             Csr::from_parts_unchecked(n, opts.directed, out, inn, orig_ids),
             stats,
@@ -162,7 +167,6 @@ struct Scattered<W> {
     wts: Vec<W>,
     /// Input index of each arc (only when ties keep input order).
     idx: Vec<u64>,
-    self_loops_dropped: u64,
 }
 
 /// Scatter one direction of adjacency: arcs `keys[i] → vals[i]` (and the reverse if
@@ -176,16 +180,7 @@ fn scatter<W: Weight>(
     keep_order: bool,
     opts: &BuildOptions,
 ) -> Scattered<W> {
-    let m = keys.len();
     let skip = |u: Vertex, v: Vertex| opts.drop_self_loops && u == v;
-    let self_loops_dropped = if opts.drop_self_loops {
-        (0..m)
-            .into_par_iter()
-            .filter(|&i| keys[i] == vals[i])
-            .count() as u64
-    } else {
-        0
-    };
     // 1-2. degrees, offsets, and the scatter of every arc into its source's range.
     let plan = ScatterPlan::new(n, keys, vals, symmetric, &skip);
     let total = plan.offsets[n];
@@ -232,19 +227,18 @@ fn scatter<W: Weight>(
         targets,
         wts,
         idx,
-        self_loops_dropped,
     }
 }
 
 impl<W: Weight> Scattered<W> {
-    /// Sort and merge every list by `dedup`, then compact.
-    fn finish(self, dedup: Option<Combine>) -> (Adjacency<W>, BuildStats) {
+    /// Sort and merge every list by `dedup`, then compact; also returns the number of stored
+    /// arcs the merge removed.
+    fn finish(self, dedup: Option<Combine>) -> (Adjacency<W>, u64) {
         let Scattered {
             offsets,
             mut targets,
             mut wts,
             mut idx,
-            self_loops_dropped,
         } = self;
         let n = offsets.len() - 1;
         let total = offsets[n];
@@ -313,18 +307,13 @@ impl<W: Weight> Scattered<W> {
             (t2, w2)
         };
         let offsets: Vec<u64> = new_offsets.into_par_iter().map(|o| o as u64).collect();
-        let stats = BuildStats {
-            self_loops_dropped,
-            duplicates_merged: (total - kept) as u64,
-            ..Default::default()
-        };
         (
             Adjacency {
                 offsets,
                 targets,
                 weights: wts,
             },
-            stats,
+            (total - kept) as u64,
         )
     }
 }
