@@ -8,10 +8,14 @@
 //! the bucket of their new distance. A vertex improved by a light arc inside the current
 //! bucket comes back in the same bucket and is relaxed again, so the light/heavy split of the
 //! original algorithm is not needed (as in GAPBS and Julienne). Like them, high-degree vertices
-//! are not split across threads. Parents are kept during the run under a per-vertex spin lock
-//! (distance first, then smallest predecessor), so they are deterministic without a second pass
-//! over the arcs; only graphs with zero-weight ties need one (see
-//! [`super::shortest_path_parents`]).
+//! are not split across threads.
+//!
+//! A run's time is its random reads of tentative distances, so the relaxation touches nothing
+//! else per arc: an atomic min on the distance slot (4 bytes when every distance fits in
+//! `u32` — integer weights with `(n − 1) · max weight < 2³² − 1` —, else 8; GAPBS's distances
+//! are 4-byte as well), and a one-byte "queued" mark only when the distance decreased. Parents
+//! are found afterwards in one pass over the arcs ([`super::shortest_path_parents`]: the
+//! smallest tight predecessor at a smaller distance), so they do not depend on the schedule.
 //!
 //! Weights must be non-negative (a negative weight is an error pointing to
 //! [`super::bellman_ford`]). On a directed graph, distances follow arc directions.
@@ -22,12 +26,9 @@ use super::{
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
-use std::sync::atomic::{
-    AtomicBool, AtomicU32, AtomicU64,
-    Ordering::{Acquire, Relaxed, Release},
-};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::concat;
-use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight};
 
 /// Parameters of delta-stepping.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,28 +42,32 @@ pub struct Params {
 /// Weight statistics of the graph, gathered in one parallel pass.
 #[derive(Clone, Copy, Debug)]
 struct WeightStats {
+    /// Some weight is NaN.
+    nan: bool,
+    /// The smallest, smallest positive and largest weight (NaNs left out).
     min: f64,
     min_positive: f64,
+    max: f64,
     sum: f64,
     arcs: usize,
 }
 
 impl WeightStats {
     const EMPTY: WeightStats = WeightStats {
+        nan: false,
         min: f64::INFINITY,
         min_positive: f64::INFINITY,
+        max: 0.0,
         sum: 0.0,
         arcs: 0,
     };
 
     fn merge(a: Self, b: Self) -> Self {
         WeightStats {
-            min: if a.min.is_nan() || b.min.is_nan() {
-                f64::NAN
-            } else {
-                a.min.min(b.min)
-            },
+            nan: a.nan | b.nan,
+            min: a.min.min(b.min),
             min_positive: a.min_positive.min(b.min_positive),
+            max: a.max.max(b.max),
             sum: a.sum + b.sum,
             arcs: a.arcs + b.arcs,
         }
@@ -76,16 +81,13 @@ fn weight_stats<G: Graph>(g: &G) -> WeightStats {
         .fold(
             || WeightStats::EMPTY,
             |mut s, u| {
+                // Branch-free (min/max ignore NaN): a sequential scan of the weights.
                 g.for_each_out(u, |_, w| {
                     let x = w.to_f64();
-                    if x.is_nan() || s.min.is_nan() {
-                        s.min = f64::NAN;
-                    } else if x < s.min {
-                        s.min = x;
-                    }
-                    if x > 0.0 && x < s.min_positive {
-                        s.min_positive = x;
-                    }
+                    s.nan |= x.is_nan();
+                    s.min = s.min.min(x);
+                    s.max = s.max.max(x);
+                    s.min_positive = s.min_positive.min(if x > 0.0 { x } else { f64::INFINITY });
                     s.sum += x;
                     s.arcs += 1;
                     true
@@ -111,45 +113,74 @@ fn default_delta(s: &WeightStats, n: usize) -> f64 {
     }
 }
 
-/// The shared arrays of a run.
-struct State<'a> {
-    dist: &'a [AtomicU64],
-    parent: &'a [AtomicU32],
-    /// Per-vertex spin locks guarding the pair (`dist`, `parent`).
-    lock: &'a [AtomicBool],
-    queued: &'a [AtomicBool],
+/// Tentative distances during a run, as [`DistValue::to_ordered_bits`], relaxed by atomic min.
+///
+/// An iteration's time is its random reads of these slots, so they are as narrow as the
+/// distances allow: [`Narrow`] (4 bytes: the distance itself) when every finite distance is a
+/// non-negative integer below `u32::MAX` — integer weights whose longest simple path,
+/// `(n − 1) · max weight`, fits —, else [`Wide`] (8 bytes).
+trait Slots: Sync {
+    /// The slot of `v`, as ordered bits.
+    fn get(&self, v: usize) -> u64;
+    /// Lower the slot of `v` to `bits`; `true` if this call lowered it.
+    fn lower(&self, v: usize, bits: u64) -> bool;
 }
 
-/// Relax every out-arc of the `frontier`, keeping for each vertex the smallest distance and,
-/// among the arcs attaining it, the smallest predecessor (so the parents do not depend on the
-/// schedule: every arc tight at the end is relaxed with the final distance of its source, at
-/// that source's last extraction). Returns the vertices whose distance decreased, each once.
-fn relax<G: Graph>(g: &G, frontier: &[Vertex], s: &State<'_>) -> Vec<Vertex> {
+struct Wide(Vec<AtomicU64>);
+
+impl Slots for Wide {
+    #[inline]
+    fn get(&self, v: usize) -> u64 {
+        self.0[v].load(Relaxed)
+    }
+    #[inline]
+    fn lower(&self, v: usize, bits: u64) -> bool {
+        let slot = &self.0[v];
+        bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed)
+    }
+}
+
+/// Integer distances `d`, stored as `bits(d) − bits(0)` (that is, `d`); `u32::MAX` is `INF`.
+struct Narrow {
+    slots: Vec<AtomicU32>,
+    zero: u64,
+    inf: u64,
+}
+
+impl Slots for Narrow {
+    #[inline]
+    fn get(&self, v: usize) -> u64 {
+        match self.slots[v].load(Relaxed) {
+            u32::MAX => self.inf,
+            x => self.zero + x as u64,
+        }
+    }
+    #[inline]
+    fn lower(&self, v: usize, bits: u64) -> bool {
+        // Every distance of a run fits (checked before choosing this store).
+        let x = (bits - self.zero) as u32;
+        let slot = &self.slots[v];
+        x < slot.load(Relaxed) && x < slot.fetch_min(x, Relaxed)
+    }
+}
+
+/// Relax every out-arc of the `frontier`. Returns the vertices whose distance decreased, each
+/// once (`queued` marks them; the caller clears the marks).
+fn relax<G: Graph, S: Slots>(
+    g: &G,
+    frontier: &[Vertex],
+    dist: &S,
+    queued: &[AtomicBool],
+) -> Vec<Vertex> {
     let relax_one = |u: Vertex, out: &mut Vec<Vertex>| {
-        let du = DistOf::<G>::from_ordered_bits(s.dist[u as usize].load(Relaxed));
+        let du = DistOf::<G>::from_ordered_bits(dist.get(u as usize));
         g.for_each_out(u, |v, w| {
-            let nd = du.plus(w.to_dist()).to_ordered_bits();
             let vi = v as usize;
-            // Acquire pairs with the Release below: seeing a distance implies seeing the
-            // parent written with it (within one distance, the parent only decreases).
-            let d = s.dist[vi].load(Acquire);
-            if nd < d || (nd == d && u < s.parent[vi].load(Relaxed)) {
-                while s.lock[vi]
-                    .compare_exchange_weak(false, true, Acquire, Relaxed)
-                    .is_err()
-                {
-                    std::hint::spin_loop();
-                }
-                let d = s.dist[vi].load(Relaxed);
-                let improved = nd < d;
-                if improved || (nd == d && u < s.parent[vi].load(Relaxed)) {
-                    s.parent[vi].store(u, Relaxed);
-                    s.dist[vi].store(nd, Release);
-                }
-                s.lock[vi].store(false, Release);
-                if improved && !s.queued[vi].load(Relaxed) && !s.queued[vi].swap(true, Relaxed) {
-                    out.push(v);
-                }
+            if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
+                && !queued[vi].load(Relaxed)
+                && !queued[vi].swap(true, Relaxed)
+            {
+                out.push(v);
             }
             true
         });
@@ -173,6 +204,34 @@ fn relax<G: Graph>(g: &G, frontier: &[Vertex], s: &State<'_>) -> Vec<Vertex> {
     }
 }
 
+/// The bucketed main loop: final distances (as ordered bits) in `dist`.
+fn steps<G: Graph, S: Slots>(
+    g: &G,
+    source: Vertex,
+    dist: &S,
+    bucket_of: impl Fn(u64) -> BucketId + Sync,
+) {
+    let n = g.num_vertices();
+    let queued: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
+    while let Some((_, frontier)) = buckets.next_bucket() {
+        let improved = relax(g, &frontier, dist, &queued);
+        let moves: Vec<(Vertex, BucketId)> = improved
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&v| {
+                queued[v as usize].store(false, Relaxed);
+                (v, bucket_of(dist.get(v as usize)))
+            })
+            .collect();
+        buckets.update_buckets(&moves);
+    }
+}
+
 /// Shortest paths from `source` by delta-stepping.
 ///
 /// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
@@ -182,7 +241,7 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
     let stats = weight_stats(g);
-    if (stats.min.is_nan() || stats.min < 0.0) && stats.arcs > 0 {
+    if stats.nan || stats.min < 0.0 {
         let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
             let mut found = None;
             g.for_each_out(u, |v, w| {
@@ -212,64 +271,42 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
     };
     let inv_delta = 1.0 / delta;
     // Monotone in the distance, as the buckets need (float rounding keeps it monotone).
-    let bucket_of = |d: DistOf<G>| -> BucketId {
-        let b = d.to_f64() * inv_delta;
+    let bucket_of = |bits: u64| -> BucketId {
+        let b = DistOf::<G>::from_ordered_bits(bits).to_f64() * inv_delta;
         if b >= (NULL_BUCKET - 1) as f64 {
             NULL_BUCKET - 1
         } else {
             b as BucketId
         }
     };
-
-    let dist = new_distances::<DistOf<G>>(n, source);
-    let parent: Vec<AtomicU32> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicU32::new(NO_VERTEX))
-        .collect();
-    parent[source as usize].store(source, Relaxed);
-    let lock: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicBool::new(false))
-        .collect();
-    let queued: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicBool::new(false))
-        .collect();
-    let state = State {
-        dist: &dist,
-        parent: &parent,
-        lock: &lock,
-        queued: &queued,
-    };
-    let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
-    while let Some((_, frontier)) = buckets.next_bucket() {
-        let improved = relax(g, &frontier, &state);
-        let moves: Vec<(Vertex, BucketId)> = improved
-            .par_iter()
+    let inf = DistOf::<G>::INF.to_ordered_bits();
+    let zero = DistOf::<G>::ZERO.to_ordered_bits();
+    let narrow = !super::is_float::<DistOf<G>>()
+        && stats.max * (n.saturating_sub(1) as f64) < (u32::MAX - 1) as f64;
+    let dist: Vec<DistOf<G>> = if narrow {
+        let slots: Vec<AtomicU32> = (0..n)
+            .into_par_iter()
             .with_min_len(4096)
-            .map(|&v| {
-                queued[v as usize].store(false, Relaxed);
-                let d = DistOf::<G>::from_ordered_bits(dist[v as usize].load(Relaxed));
-                (v, bucket_of(d))
-            })
+            .map(|v| AtomicU32::new(if v == source as usize { 0 } else { u32::MAX }))
             .collect();
-        buckets.update_buckets(&moves);
-    }
-    let dist = finish_distances::<DistOf<G>>(dist);
-    let mut parent: Vec<Vertex> = parent.into_iter().map(AtomicU32::into_inner).collect();
-    // The parent of each vertex is now its smallest tight predecessor. If that one is at the
-    // same distance (zero weights), parents could form a cycle: recompute them as a tree.
-    let plateau = (0..n).into_par_iter().with_min_len(4096).any(|v| {
-        let p = parent[v];
-        v != source as usize
-            && p != NO_VERTEX
-            && dist[p as usize].to_ordered_bits() >= dist[v].to_ordered_bits()
-    });
-    if plateau {
-        parent = shortest_path_parents(g, source, &dist, true);
-    }
+        let store = Narrow { slots, zero, inf };
+        steps(g, source, &store, bucket_of);
+        store
+            .slots
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|x| match x.into_inner() {
+                u32::MAX => DistOf::<G>::INF,
+                x => DistOf::<G>::from_ordered_bits(zero + x as u64),
+            })
+            .collect()
+    } else {
+        let store = Wide(new_distances::<DistOf<G>>(n, source));
+        steps(g, source, &store, bucket_of);
+        finish_distances::<DistOf<G>>(store.0)
+    };
+    // Parents in one pass over the arcs once the distances are final: the smallest tight
+    // predecessor at a smaller distance (then a tree over zero-weight ties).
+    let parent = shortest_path_parents(g, source, &dist, true);
     Ok(Output { dist, parent })
 }

@@ -124,58 +124,133 @@ pub fn shortest_path_parents<G: Graph>(
     dist: &[DistOf<G>],
     strict_first: bool,
 ) -> Vec<Vertex> {
+    let inf = DistOf::<G>::INF.to_ordered_bits();
+    let zero = DistOf::<G>::ZERO.to_ordered_bits();
+    // The pass is random reads of the distances' keys: 4-byte keys (the distance itself) when
+    // every finite distance is a non-negative integer below u32::MAX, else the 8-byte ordered
+    // bits. (On a 1M-vertex graph the 4 MB array stays in cache where 8 MB does not: ~2.5x.)
+    let narrow = !is_float::<DistOf<G>>()
+        && dist.par_iter().with_min_len(4096).all(|d| {
+            let b = d.to_ordered_bits();
+            b == inf || (b >= zero && b - zero < u32::MAX as u64)
+        });
+    if narrow {
+        let key = |b: u64| {
+            if b == inf {
+                u32::MAX
+            } else {
+                (b - zero) as u32
+            }
+        };
+        let unkey = |k: u32| if k == u32::MAX { inf } else { zero + k as u64 };
+        parents_by_key(g, source, dist, strict_first, key, unkey)
+    } else {
+        parents_by_key(g, source, dist, strict_first, |b| b, |k| k)
+    }
+}
+
+/// [`shortest_path_parents`] comparing distances by `key(ordered bits)`, an order- and
+/// equality-preserving map on the run's distances with inverse `unkey`.
+fn parents_by_key<G: Graph, K: Copy + Ord + Send + Sync>(
+    g: &G,
+    source: Vertex,
+    dist: &[DistOf<G>],
+    strict_first: bool,
+    key: impl Fn(u64) -> K + Sync,
+    unkey: impl Fn(K) -> u64 + Sync,
+) -> Vec<Vertex> {
     let n = g.num_vertices();
-    let bits: Vec<u64> = dist
+    let keys: Vec<K> = dist
         .par_iter()
         .with_min_len(4096)
-        .map(|d| d.to_ordered_bits())
+        .map(|d| key(d.to_ordered_bits()))
         .collect();
-    let inf = DistOf::<G>::INF.to_ordered_bits();
-    let parent: Vec<AtomicU32> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicU32::new(NO_VERTEX))
-        .collect();
-    parent[source as usize].store(source, Relaxed);
+    let inf = key(DistOf::<G>::INF.to_ordered_bits());
+    // `u→v` with weight `w` is tight and strictly increasing. Non-short-circuit `&`: one rarely
+    // taken branch per arc instead of a mispredicted one on `ku < kv` (which would serialise
+    // the random reads of `keys`).
+    let tight = |ku: K, w: G::W, kv: K| {
+        let via = DistOf::<G>::from_ordered_bits(unkey(ku)).plus(w.to_dist());
+        (ku < kv) & (key(via.to_ordered_bits()) == kv)
+    };
+    let parent: Vec<AtomicU32>;
     let frontier: Vec<Vertex> = if strict_first {
-        (0..n as Vertex)
-            .into_par_iter()
-            .with_min_len(256)
-            .for_each(|u| {
-                let bu = bits[u as usize];
-                if bu == inf {
-                    return;
-                }
-                let du = dist[u as usize];
-                g.for_each_out(u, |v, w| {
-                    let bv = bits[v as usize];
-                    if v != source && bu < bv && du.plus(w.to_dist()).to_ordered_bits() == bv {
-                        parent[v as usize].fetch_min(u, Relaxed);
+        if g.is_directed() {
+            // Push: each reached `u` offers itself to its tight out-neighbours.
+            parent = (0..n)
+                .into_par_iter()
+                .with_min_len(4096)
+                .map(|_| AtomicU32::new(NO_VERTEX))
+                .collect();
+            (0..n as Vertex)
+                .into_par_iter()
+                .with_min_len(256)
+                .for_each(|u| {
+                    let ku = keys[u as usize];
+                    if ku == inf {
+                        return;
                     }
-                    true
+                    g.for_each_out(u, |v, w| {
+                        if (v != source) & tight(ku, w, keys[v as usize]) {
+                            parent[v as usize].fetch_min(u, Relaxed);
+                        }
+                        true
+                    });
                 });
-            });
+        } else {
+            // Pull (symmetric: the out-arcs are the in-arcs): each reached `v` takes its first
+            // tight neighbour, the smallest since neighbours come in increasing order. No
+            // atomics, and the scan stops there (about 2x faster than the push on RMAT).
+            parent = (0..n as Vertex)
+                .into_par_iter()
+                .with_min_len(256)
+                .map(|v| {
+                    let kv = keys[v as usize];
+                    let mut p = NO_VERTEX;
+                    if v == source {
+                        p = source;
+                    } else if kv != inf {
+                        g.for_each_out(v, |u, w| {
+                            if tight(keys[u as usize], w, kv) {
+                                p = u;
+                                return false;
+                            }
+                            true
+                        });
+                    }
+                    AtomicU32::new(p)
+                })
+                .collect();
+        }
+        parent[source as usize].store(source, Relaxed);
         let missing = (0..n)
             .into_par_iter()
             .with_min_len(4096)
-            .any(|v| bits[v] != inf && parent[v].load(Relaxed) == NO_VERTEX);
+            .any(|v| keys[v] != inf && parent[v].load(Relaxed) == NO_VERTEX);
         if missing {
             pack_index(n, |v| parent[v].load(Relaxed) != NO_VERTEX)
         } else {
             Vec::new()
         }
     } else {
+        parent = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|_| AtomicU32::new(NO_VERTEX))
+            .collect();
+        parent[source as usize].store(source, Relaxed);
         vec![source]
     };
-    tight_bfs(g, &bits, dist, &parent, frontier);
+    tight_bfs(g, &keys, &key, dist, &parent, frontier);
     parent.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 /// Breadth-first search over tight arcs from `frontier`, giving each unassigned reached vertex
 /// the smallest tight predecessor of the previous round.
-fn tight_bfs<G: Graph>(
+fn tight_bfs<G: Graph, K: Copy + Eq + Sync>(
     g: &G,
-    bits: &[u64],
+    keys: &[K],
+    key: &(impl Fn(u64) -> K + Sync),
     dist: &[DistOf<G>],
     parent: &[AtomicU32],
     mut frontier: Vec<Vertex>,
@@ -193,7 +268,7 @@ fn tight_bfs<G: Graph>(
                 let du = dist[u as usize];
                 g.for_each_out(u, |v, w| {
                     if parent[v as usize].load(Relaxed) == NO_VERTEX
-                        && du.plus(w.to_dist()).to_ordered_bits() == bits[v as usize]
+                        && key(du.plus(w.to_dist()).to_ordered_bits()) == keys[v as usize]
                         && cand[v as usize].fetch_min(u, Relaxed) == NO_VERTEX
                     {
                         out.push(v);
