@@ -217,8 +217,13 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
             if !f.cond(d) {
                 continue;
             }
+            // Only an update of `d` (by this thread: a pull owns its `d`) can change
+            // `cond(d)`, so it is re-checked after updates, not after every in-neighbour.
             g.for_each_in(d, |s, w| {
-                if in_frontier(s) && f.update(s, d, w) {
+                if !in_frontier(s) {
+                    return true;
+                }
+                if f.update(s, d, w) {
                     out |= 1 << b;
                 }
                 f.cond(d)

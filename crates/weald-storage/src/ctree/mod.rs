@@ -150,19 +150,7 @@ fn fmix32(mut h: u32) -> u32 {
     h
 }
 
-/// Ask the CPU to start loading the cache line at `p` (a hint; no effect on correctness).
-/// Path copying visits one child of a node and clones (increments the count of) the other,
-/// so both children are fetched at once instead of one cold miss after the other.
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use crate::prefetch;
 
 /// The head rule of a tree: `x` is a head with probability `1/b`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
