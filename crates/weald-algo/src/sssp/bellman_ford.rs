@@ -44,7 +44,7 @@ pub fn run<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Output<D
         if frontier.is_empty() {
             break;
         }
-        frontier = relax_frontier(g, &frontier, &dist, &queued);
+        frontier = relax_frontier(g, &frontier, &dist[..], &queued);
         frontier
             .par_iter()
             .with_min_len(4096)

@@ -22,12 +22,12 @@
 //! Each extraction of a vertex scans its out-arcs once; memory is `O(n)` beyond the graph.
 
 use super::{
-    finish_distances, new_distances, require_weighted, shortest_path_parents, DistOf, Output,
+    finish_distances, new_distances, relax_frontier, require_weighted, shortest_path_parents,
+    DistOf, Narrow, NarrowCode, Output, Slots,
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
-use weald_graph::parallel::concat;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight};
 
 /// Parameters of delta-stepping.
@@ -113,99 +113,8 @@ fn default_delta(s: &WeightStats, n: usize) -> f64 {
     }
 }
 
-/// Tentative distances during a run, as [`DistValue::to_ordered_bits`], relaxed by atomic min.
-///
-/// An iteration's time is its random reads of these slots, so they are as narrow as the
-/// distances allow: [`Narrow`] (4 bytes: the distance itself) when every finite distance is a
-/// non-negative integer below `u32::MAX` — integer weights whose longest simple path,
-/// `(n − 1) · max weight`, fits —, else [`Wide`] (8 bytes).
-trait Slots: Sync {
-    /// The slot of `v`, as ordered bits.
-    fn get(&self, v: usize) -> u64;
-    /// Lower the slot of `v` to `bits`; `true` if this call lowered it.
-    fn lower(&self, v: usize, bits: u64) -> bool;
-}
-
-struct Wide(Vec<AtomicU64>);
-
-impl Slots for Wide {
-    #[inline]
-    fn get(&self, v: usize) -> u64 {
-        self.0[v].load(Relaxed)
-    }
-    #[inline]
-    fn lower(&self, v: usize, bits: u64) -> bool {
-        let slot = &self.0[v];
-        bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed)
-    }
-}
-
-/// Integer distances `d`, stored as `bits(d) − bits(0)` (that is, `d`); `u32::MAX` is `INF`.
-struct Narrow {
-    slots: Vec<AtomicU32>,
-    zero: u64,
-    inf: u64,
-}
-
-impl Slots for Narrow {
-    #[inline]
-    fn get(&self, v: usize) -> u64 {
-        match self.slots[v].load(Relaxed) {
-            u32::MAX => self.inf,
-            x => self.zero + x as u64,
-        }
-    }
-    #[inline]
-    fn lower(&self, v: usize, bits: u64) -> bool {
-        // Every distance of a run fits (checked before choosing this store).
-        let x = (bits - self.zero) as u32;
-        let slot = &self.slots[v];
-        x < slot.load(Relaxed) && x < slot.fetch_min(x, Relaxed)
-    }
-}
-
-/// Relax every out-arc of the `frontier`. Returns the vertices whose distance decreased, each
-/// once (`queued` marks them; the caller clears the marks).
-fn relax<G: Graph, S: Slots>(
-    g: &G,
-    frontier: &[Vertex],
-    dist: &S,
-    queued: &[AtomicBool],
-) -> Vec<Vertex> {
-    let relax_one = |u: Vertex, out: &mut Vec<Vertex>| {
-        let du = DistOf::<G>::from_ordered_bits(dist.get(u as usize));
-        g.for_each_out(u, |v, w| {
-            let vi = v as usize;
-            if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
-                && !queued[vi].load(Relaxed)
-                && !queued[vi].swap(true, Relaxed)
-            {
-                out.push(v);
-            }
-            true
-        });
-    };
-    if frontier.len() < 64 {
-        let mut out = Vec::new();
-        for &u in frontier {
-            relax_one(u, &mut out);
-        }
-        out
-    } else {
-        let parts: Vec<Vec<Vertex>> = frontier
-            .par_iter()
-            .with_min_len(16)
-            .fold(Vec::new, |mut out, &u| {
-                relax_one(u, &mut out);
-                out
-            })
-            .collect();
-        concat(parts)
-    }
-}
-
 /// The bucketed main loop: final distances (as ordered bits) in `dist`.
-fn steps<G: Graph, S: Slots>(
+fn steps<G: Graph, S: Slots + ?Sized>(
     g: &G,
     source: Vertex,
     dist: &S,
@@ -219,7 +128,7 @@ fn steps<G: Graph, S: Slots>(
         .collect();
     let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
     while let Some((_, frontier)) = buckets.next_bucket() {
-        let improved = relax(g, &frontier, dist, &queued);
+        let improved = relax_frontier(g, &frontier, dist, &queued);
         let moves: Vec<(Vertex, BucketId)> = improved
             .par_iter()
             .with_min_len(4096)
@@ -279,31 +188,34 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
             b as BucketId
         }
     };
-    let inf = DistOf::<G>::INF.to_ordered_bits();
-    let zero = DistOf::<G>::ZERO.to_ordered_bits();
+    let code = NarrowCode::new::<DistOf<G>>();
     let narrow = !super::is_float::<DistOf<G>>()
         && stats.max * (n.saturating_sub(1) as f64) < (u32::MAX - 1) as f64;
     let dist: Vec<DistOf<G>> = if narrow {
+        let source_code = code.encode(DistOf::<G>::ZERO.to_ordered_bits());
         let slots: Vec<AtomicU32> = (0..n)
             .into_par_iter()
             .with_min_len(4096)
-            .map(|v| AtomicU32::new(if v == source as usize { 0 } else { u32::MAX }))
+            .map(|v| {
+                AtomicU32::new(if v == source as usize {
+                    source_code
+                } else {
+                    u32::MAX
+                })
+            })
             .collect();
-        let store = Narrow { slots, zero, inf };
+        let store = Narrow { slots, code };
         steps(g, source, &store, bucket_of);
         store
             .slots
             .into_par_iter()
             .with_min_len(4096)
-            .map(|x| match x.into_inner() {
-                u32::MAX => DistOf::<G>::INF,
-                x => DistOf::<G>::from_ordered_bits(zero + x as u64),
-            })
+            .map(|x| DistOf::<G>::from_ordered_bits(code.decode(x.into_inner())))
             .collect()
     } else {
-        let store = Wide(new_distances::<DistOf<G>>(n, source));
-        steps(g, source, &store, bucket_of);
-        finish_distances::<DistOf<G>>(store.0)
+        let store = new_distances::<DistOf<G>>(n, source);
+        steps(g, source, &store[..], bucket_of);
+        finish_distances::<DistOf<G>>(store)
     };
     // Parents in one pass over the arcs once the distances are final: the smallest tight
     // predecessor at a smaller distance (then a tree over zero-weight ties).
