@@ -52,17 +52,19 @@ fn flatten<W: Weight>(
     let p = SendPtr(v.as_mut_ptr());
     vtree::par_for_each_node(t, &|node| {
         let p = &p;
-        let k = node.key as usize;
-        debug_assert!(k < n);
-        // SAFETY: keys are distinct and < n, so each slot is written by one node only (the
-        // old value is an empty tree, which owns nothing). The copy aliases `node.tree`
-        // without taking counts; it is never dropped, and the snapshot keeps `node` alive.
-        unsafe {
-            p.0.add(k)
-                .write(ManuallyDrop::new(std::ptr::read(&node.tree)))
-        };
+        node.for_each_tree(|k, tree| {
+            let k = k as usize;
+            debug_assert!(k < n);
+            // SAFETY: ids are distinct and < n, so each slot is written by one node only (the
+            // old value is an empty tree, which owns nothing). The copy aliases the node's
+            // tree without taking counts; it is never dropped, and the snapshot keeps the
+            // node alive.
+            unsafe { p.0.add(k).write(ManuallyDrop::new(std::ptr::read(tree))) };
+        });
         if let Some(bits) = present {
-            bits[k / 64].fetch_or(1 << (k % 64), Relaxed);
+            // Blocks are aligned to their size (a power of two at most 64): one word.
+            let b = node.base() as usize;
+            bits[b / 64].fetch_or((node.present() as u64) << (b % 64), Relaxed);
         }
     });
     v

@@ -43,8 +43,9 @@ impl Default for CTreeOptions {
 /// the `Arc` sharing with other versions are not counted).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryReport {
-    /// Vertex-tree nodes (including their 16 bytes of `Arc` counts and the inline prefix
-    /// chunk handle; the prefix bytes are in `chunk_bytes`).
+    /// Vertex-tree nodes and their blocks' tree arrays (each with its 16 bytes of `Arc`
+    /// counts; a present vertex with edges holds a 16-byte tree handle, whose chunk bytes are
+    /// in `chunk_bytes`).
     pub vertex_tree: usize,
     /// Edge-tree nodes (heads), including `Arc` counts.
     pub edge_tree_nodes: usize,
@@ -302,7 +303,7 @@ impl<W: Weight> CTreeGraph<W> {
 
     /// Is vertex `v` present?
     pub fn has_vertex(&self, v: Vertex) -> bool {
-        vtree::find(&self.out, v).is_some()
+        vtree::contains(&self.out, v)
     }
 
     /// Number of vertices present (O(n); `num_vertices()` is `1 + max id`).
@@ -312,47 +313,38 @@ impl<W: Weight> CTreeGraph<W> {
 
     /// The weight of arc `u→v`, if present.
     pub fn find_edge(&self, u: Vertex, v: Vertex) -> Option<W> {
-        vtree::find(&self.out, u)?.find(u, v)
+        vtree::tree(&self.out, u)?.find(u, v)
     }
 
     /// Every arc `(u, v, w)` in order of `u` then `v`.
     pub fn arcs(&self) -> Vec<(Vertex, Vertex, W)> {
         let mut out = Vec::with_capacity(self.num_arcs());
-        fn rec<W: Weight>(t: &VLink<W>, out: &mut Vec<(Vertex, Vertex, W)>) {
-            if let Some(n) = t {
-                rec(&n.left, out);
-                n.tree.for_each(n.key, |v, w| {
-                    out.push((n.key, v, w));
+        vtree::for_each_node(&self.out, &mut |n| {
+            n.for_each_tree(|u, t| {
+                t.for_each(u, |v, w| {
+                    out.push((u, v, w));
                     true
                 });
-                rec(&n.right, out);
-            }
-        }
-        rec(&self.out, &mut out);
+            })
+        });
         out
     }
 
     /// The present vertex ids in increasing order.
     pub fn vertices(&self) -> Vec<Vertex> {
         let mut out = Vec::new();
-        fn rec<W: Weight>(t: &VLink<W>, out: &mut Vec<Vertex>) {
-            if let Some(n) = t {
-                rec(&n.left, out);
-                out.push(n.key);
-                rec(&n.right, out);
-            }
-        }
-        rec(&self.out, &mut out);
+        vtree::for_each_node(&self.out, &mut |n| n.for_each_present(|v| out.push(v)));
         out
     }
 
+    /// The edge tree of `v` (`None` if `v` is absent or has no out-arcs).
     pub(crate) fn out_tree(&self, v: Vertex) -> Option<&CTree<W>> {
-        vtree::find(&self.out, v)
+        vtree::tree(&self.out, v)
     }
 
     pub(crate) fn in_tree(&self, v: Vertex) -> Option<&CTree<W>> {
         match &self.inn {
-            Some(t) => vtree::find(t, v),
+            Some(t) => vtree::tree(t, v),
             None => self.out_tree(v),
         }
     }
@@ -580,7 +572,7 @@ impl<W: Weight> CTreeGraph<W> {
         let mut out_arcs: u64 = 0;
         let mut inner: u64 = 0;
         for &v in &ds {
-            let t = self.out_tree(v).unwrap();
+            let Some(t) = self.out_tree(v) else { continue };
             out_arcs += t.len() as u64;
             if !self.directed {
                 t.for_each(v, |x, _| {
@@ -592,7 +584,7 @@ impl<W: Weight> CTreeGraph<W> {
                     true
                 });
             } else if let Some(inn) = &self.inn {
-                if let Some(it) = vtree::find(inn, v) {
+                if let Some(it) = vtree::tree(inn, v) {
                     it.for_each(v, |x, _| {
                         if !in_d(x) {
                             cut.push((x, v, ()));
@@ -607,14 +599,16 @@ impl<W: Weight> CTreeGraph<W> {
                 &self.out,
                 &|n: &VNode<W>| {
                     let mut c = Vec::new();
-                    if !in_d(n.key) {
-                        n.tree.for_each(n.key, |y, _| {
-                            if in_d(y) {
-                                c.push((n.key, y, ()));
-                            }
-                            true
-                        });
-                    }
+                    n.for_each_tree(|x, t| {
+                        if !in_d(x) {
+                            t.for_each(x, |y, _| {
+                                if in_d(y) {
+                                    c.push((x, y, ()));
+                                }
+                                true
+                            });
+                        }
+                    });
                     c
                 },
                 &|mut a, b| {
@@ -637,12 +631,14 @@ impl<W: Weight> CTreeGraph<W> {
             // In-tree of y loses v for every arc v→y with y not deleted.
             let mut cut_in: Vec<(Vertex, Vertex, ())> = Vec::new();
             for &v in &ds {
-                self.out_tree(v).unwrap().for_each(v, |y, _| {
-                    if !in_d(y) {
-                        cut_in.push((y, v, ()));
-                    }
-                    true
-                });
+                if let Some(t) = self.out_tree(v) {
+                    t.for_each(v, |y, _| {
+                        if !in_d(y) {
+                            cut_in.push((y, v, ()));
+                        }
+                        true
+                    });
+                }
             }
             let items = Self::removal_items(&ds, &mut cut_in);
             vtree::multi_update(inn, &items.0, &|v, old, it| {
@@ -709,8 +705,13 @@ impl<W: Weight> CTreeGraph<W> {
             vtree::map_reduce_nodes(
                 t,
                 &|n: &VNode<W>| {
-                    let (e, c) = n.tree.memory();
-                    (1usize, e, c)
+                    let mut x = (std::mem::size_of::<VNode<W>>() + 16 + n.array_bytes(), 0, 0);
+                    n.for_each_tree(|_, t| {
+                        let (e, c) = t.memory();
+                        x.1 += e;
+                        x.2 += c;
+                    });
+                    x
                 },
                 &|a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2),
                 &|| (0, 0, 0),
@@ -721,7 +722,7 @@ impl<W: Weight> CTreeGraph<W> {
             let x = count(i);
             tot = (tot.0 + x.0, tot.1 + x.1, tot.2 + x.2);
         }
-        let vertex_tree = tot.0 * (std::mem::size_of::<VNode<W>>() + 16);
+        let vertex_tree = tot.0;
         let edge_tree_nodes = tot.1 * (std::mem::size_of::<Node<W>>() + 16);
         MemoryReport {
             vertex_tree,

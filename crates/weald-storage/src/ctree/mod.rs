@@ -14,8 +14,11 @@
 //!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key), so shapes are canonical and no priority is
 //!   stored. All updates are join-based (`join3`, `join2`) with path copying; nodes are
 //!   `Arc`-shared between versions and never mutated.
-//! * **Vertex tree**: the same kind of treap keyed by vertex id, each node holding the vertex's
-//!   edge C-tree and augmented with the subtree arc count, so `num_arcs()` is O(1).
+//! * **Vertex tree** (`vtree.rs`): the same kind of treap, over *blocks* of 16 consecutive
+//!   vertex ids. A block node holds a mask of the ids present, a mask of those with edges, and
+//!   one shared array of exactly those ids' edge C-trees (16 bytes each: prefix-chunk and root
+//!   pointers); nodes are augmented with the subtree arc count, so `num_arcs()` is O(1). A
+//!   vertex without edges costs no slot, and the tree has n/16 nodes instead of n.
 //!   Symmetric graphs store each edge in both directions; directed graphs store out-trees and,
 //!   optionally, a second vertex tree of in-trees.
 //!
@@ -38,7 +41,8 @@
 //! * union(A, B): the smaller side is flattened and multi-inserted into the larger;
 //!   difference: multi-delete; intersection: filter the smaller by finds in the larger.
 //! * graph batches: parallel sort, duplicate merging, grouping by source, then one parallel
-//!   multi-update of the vertex tree, each touched vertex doing a multi-insert/-delete.
+//!   multi-update of the vertex tree, each touched vertex doing a multi-insert/-delete, each
+//!   touched block copying its array of trees (a count written per other tree of the block).
 //!
 //! ## Cache misses (what small batches cost)
 //!
@@ -54,7 +58,9 @@
 //! On RMAT scale 20 (1 thread, `weald bench updates FILE --trials 1000`) this took batches of
 //! 10 from 8.6e4 to 2.6e5 inserted edges/s (116 → 38 µs a batch) and batches of 1000 from
 //! 1.5e5 to 3.3e5; a single-edge insert now takes ~5 µs. What remains is the depth of a binary
-//! vertex tree (~28 levels for 1 M vertices, the lower ~14 cold); see `docs/benchmarks.md`.
+//! tree: blocks of 16 took it from ~28 levels to ~22 for 1 M vertices, but a touched block
+//! now also writes the counts of its other trees (~9 on RMAT), and the two about cancel for
+//! small batches (see `docs/benchmarks.md`); a shallower, wider index is the next step.
 //!
 //! ## Chunk edits (what updates on hubs cost)
 //!
@@ -89,19 +95,17 @@
 //!
 //! ## Memory
 //!
-//! Per present vertex: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
-//! of `Arc` counts) plus its prefix chunk (8-byte header + its bytes); per edge-tree node (one
-//! per ~b arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc about one byte of
-//! gap for clustered neighbours, two to three for random ones, plus `W::BYTES`.
+//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
+//! of `Arc` counts) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
+//! with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
+//! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc about one byte of gap for
+//! clustered neighbours, two to three for random ones, plus `W::BYTES`.
 //! [`MemoryReport`] counts exactly the bytes requested from the allocator (the no-leak test
 //! checks this with a counting allocator), excluding allocator overhead.
-//! Measured (ignored test `ctree_measure`, test profile): symmetric unweighted RMAT scale 16
-//! (a = 0.57, b = c = 0.19; 16 · 2^16 generated edges, 1.82 M stored arcs, 46.8 k vertices
-//! present): 3.64 bytes per stored arc (vertex tree 45 %, chunks 48 %, edge-tree nodes 7 %).
-//! At RMAT scale 20 (`weald info FILE --backend ctree --json`: 1,048,575 vertices, 31.4 M
-//! arcs): 4.61 bytes per arc = vertex tree 2.14 (64 bytes for each vertex, and 38 % of the
-//! vertices have no edge) + chunks 2.27 + edge-tree nodes 0.21. The 3.0 goal needs a vertex
-//! index that does not spend a 64-byte node per vertex (blocks of vertices, see issue notes).
+//! At RMAT scale 20 (`weald info FILE --backend ctree --json`: 1,048,575 vertices, 38 % of
+//! them without edges, 31.4 M arcs): **2.99 bytes per arc** = vertex tree 0.51 (16.1 MB) +
+//! chunks 2.27 + edge-tree nodes 0.21. With one 64-byte node per vertex (before the blocks)
+//! the vertex tree alone took 2.14 bytes per arc (4.61 in all).
 //!
 //! ## Ids
 //!

@@ -876,10 +876,10 @@ fn ctree_measure_small() {
         .insert_edges(&edges, Combine::Min)
         .0;
     let reps = 5000;
-    let (mx, tot) = super::vtree::depth_stats(g.vertex_roots().0, 0);
+    let (mx, tot, nodes) = super::vtree::depth_stats(g.vertex_roots().0, 0);
     eprintln!(
-        "vertex tree: max depth {mx}, mean depth {:.1}",
-        tot as f64 / g.num_present_vertices() as f64
+        "vertex tree: {nodes} block nodes, max depth {mx}, mean depth {:.1}",
+        tot as f64 / nodes as f64
     );
     let t = std::time::Instant::now();
     for i in 0..reps {

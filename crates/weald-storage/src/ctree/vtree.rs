@@ -1,23 +1,93 @@
-//! The vertex tree: a purely-functional treap keyed by vertex id whose values are edge
-//! C-trees, augmented with the number of arcs in each subtree.
+//! The vertex tree: a purely-functional treap of vertex *blocks*, augmented with the number
+//! of arcs in each subtree.
+//!
+//! A block holds the [`K`] consecutive ids `key·K .. key·K + K`: a mask of the ids present, a
+//! mask of those with a non-empty edge tree, and one shared array of exactly those trees (in
+//! id order), so an absent vertex or a vertex without edges costs no slot. A block exists
+//! while at least one of its ids is present. Blocks are what the treap orders (by block id,
+//! with the usual hashed priorities), so the tree has `n / K` nodes instead of `n`: fewer
+//! node copies per batch, fewer cold levels per path, and a vertex costs
+//! `16 · (has edges) + (node + counts) / K` bytes instead of a 64-byte node.
+//!
+//! Updating a vertex copies its block's array (cloning the other trees of the block, which
+//! writes their counts; the walk prefetches them) and the search path of nodes; the array is
+//! shared (`Arc`) so that path copying the nodes above never copies it.
 
 use super::tree::CTree;
 use super::{higher, prefetch};
+use rayon::prelude::*;
 use std::sync::Arc;
 use weald_graph::{Vertex, Weight};
 
 /// Below this many batch items, the multi-update recursion runs sequentially.
 const PAR_ITEMS: usize = 64;
 
+/// One bit per id of a block.
+pub(crate) type Mask = u16;
+/// Ids per block.
+pub(crate) const K: usize = Mask::BITS as usize;
+const LOG_K: u32 = Mask::BITS.trailing_zeros();
+const _: () = assert!(K <= 64 && K.is_power_of_two());
+
+/// The block of vertex `v`.
+#[inline(always)]
+pub(crate) fn block_of(v: Vertex) -> u32 {
+    v >> LOG_K
+}
+
 pub(crate) type VLink<W> = Option<Arc<VNode<W>>>;
+
+/// The ids of one block and their edge trees.
+pub(crate) struct Block<W: Weight> {
+    /// Bit `i`: id `key·K + i` is present.
+    present: Mask,
+    /// Bit `i`: id `key·K + i` has a non-empty tree (a subset of `present`).
+    nonempty: Mask,
+    /// The non-empty trees, in id order.
+    trees: Arc<[CTree<W>]>,
+}
+
+impl<W: Weight> Clone for Block<W> {
+    #[inline]
+    fn clone(&self) -> Self {
+        Block {
+            present: self.present,
+            nonempty: self.nonempty,
+            trees: self.trees.clone(),
+        }
+    }
+}
+
+impl<W: Weight> Block<W> {
+    /// The tree of the block's `i`-th id, if non-empty.
+    #[inline]
+    fn get(&self, i: usize) -> Option<&CTree<W>> {
+        if self.nonempty >> i & 1 == 0 {
+            return None;
+        }
+        let rank = (self.nonempty & ((1 << i) - 1)).count_ones() as usize;
+        // SAFETY: `trees` holds one tree per set bit of `nonempty` (checked when built), and
+        // `rank` counts the set bits below bit `i`, which is set.
+        Some(unsafe { self.trees.get_unchecked(rank) })
+    }
+
+    /// Start loading the counts that cloning every tree of the block writes.
+    #[inline]
+    fn prefetch_trees(&self) {
+        for t in self.trees.iter() {
+            t.prefetch();
+        }
+    }
+}
 
 pub(crate) struct VNode<W: Weight> {
     pub(crate) left: VLink<W>,
     pub(crate) right: VLink<W>,
     /// Arcs in this subtree.
     pub(crate) arcs: u64,
-    pub(crate) key: Vertex,
-    pub(crate) tree: CTree<W>,
+    /// Block id.
+    pub(crate) key: u32,
+    block: Block<W>,
 }
 
 impl<W: Weight> Drop for VNode<W> {
@@ -28,37 +98,101 @@ impl<W: Weight> Drop for VNode<W> {
     }
 }
 
+impl<W: Weight> VNode<W> {
+    /// The first id of the block.
+    #[inline]
+    pub(crate) fn base(&self) -> Vertex {
+        self.key << LOG_K
+    }
+
+    /// The present ids of the block, as a mask relative to [`base`](Self::base).
+    #[inline]
+    pub(crate) fn present(&self) -> Mask {
+        self.block.present
+    }
+
+    /// Arcs of this block's vertices (not the subtree's).
+    #[inline]
+    fn own_arcs(&self) -> u64 {
+        self.arcs - arcs(&self.left) - arcs(&self.right)
+    }
+
+    /// `f(v, tree)` for every vertex of the block with a non-empty tree, in id order.
+    #[inline]
+    pub(crate) fn for_each_tree(&self, mut f: impl FnMut(Vertex, &CTree<W>)) {
+        let mut m = self.block.nonempty;
+        for t in self.block.trees.iter() {
+            let i = m.trailing_zeros();
+            m &= m - 1;
+            f(self.base() + i, t);
+        }
+    }
+
+    /// `f(v)` for every present vertex of the block, in id order.
+    #[inline]
+    pub(crate) fn for_each_present(&self, mut f: impl FnMut(Vertex)) {
+        let mut m = self.block.present;
+        while m != 0 {
+            f(self.base() + m.trailing_zeros());
+            m &= m - 1;
+        }
+    }
+
+    /// Bytes of the block's tree array (its `Arc` counts included).
+    pub(crate) fn array_bytes(&self) -> usize {
+        16 + std::mem::size_of_val(&*self.block.trees)
+    }
+}
+
 #[inline]
 pub(crate) fn arcs<W: Weight>(l: &VLink<W>) -> u64 {
     l.as_ref().map_or(0, |n| n.arcs)
 }
 
 #[inline]
-fn mk<W: Weight>(left: VLink<W>, key: Vertex, tree: CTree<W>, right: VLink<W>) -> Arc<VNode<W>> {
-    let a = arcs(&left) + arcs(&right) + tree.len() as u64;
+fn mk<W: Weight>(
+    left: VLink<W>,
+    key: u32,
+    block: Block<W>,
+    own: u64,
+    right: VLink<W>,
+) -> Arc<VNode<W>> {
+    let a = arcs(&left) + arcs(&right) + own;
     Arc::new(VNode {
         left,
         right,
         arcs: a,
         key,
-        tree,
+        block,
     })
 }
 
-fn join3<W: Weight>(l: VLink<W>, key: Vertex, tree: CTree<W>, r: VLink<W>) -> Arc<VNode<W>> {
+/// A node like `n` with other children.
+#[inline]
+fn remake<W: Weight>(left: VLink<W>, n: &VNode<W>, right: VLink<W>) -> Arc<VNode<W>> {
+    mk(left, n.key, n.block.clone(), n.own_arcs(), right)
+}
+
+fn join3<W: Weight>(
+    l: VLink<W>,
+    key: u32,
+    block: Block<W>,
+    own: u64,
+    r: VLink<W>,
+) -> Arc<VNode<W>> {
     let l_top = l.as_ref().is_some_and(|ln| {
         higher(ln.key, key) && r.as_ref().is_none_or(|rn| higher(ln.key, rn.key))
     });
     if l_top {
         let ln = l.unwrap();
-        let nr = join3(ln.right.clone(), key, tree, r);
-        return mk(ln.left.clone(), ln.key, ln.tree.clone(), Some(nr));
+        let nr = join3(ln.right.clone(), key, block, own, r);
+        return remake(ln.left.clone(), &ln, Some(nr));
     }
     if let Some(rn) = r.as_ref().filter(|rn| higher(rn.key, key)) {
-        let nl = join3(l, key, tree, rn.left.clone());
-        return mk(Some(nl), rn.key, rn.tree.clone(), rn.right.clone());
+        let nl = join3(l, key, block, own, rn.left.clone());
+        return remake(Some(nl), rn, rn.right.clone());
     }
-    mk(l, key, tree, r)
+    mk(l, key, block, own, r)
 }
 
 fn join2<W: Weight>(l: VLink<W>, r: VLink<W>) -> VLink<W> {
@@ -67,23 +201,23 @@ fn join2<W: Weight>(l: VLink<W>, r: VLink<W>) -> VLink<W> {
         (l, None) => l,
         (Some(ln), Some(rn)) => Some(if higher(ln.key, rn.key) {
             let nr = join2(ln.right.clone(), Some(rn));
-            mk(ln.left.clone(), ln.key, ln.tree.clone(), nr)
+            remake(ln.left.clone(), &ln, nr)
         } else {
             let nl = join2(Some(ln), rn.left.clone());
-            mk(nl, rn.key, rn.tree.clone(), rn.right.clone())
+            remake(nl, &rn, rn.right.clone())
         }),
     }
 }
 
-/// The edge tree of `v`, if `v` is present.
+/// The node of block `b`, if present.
 #[inline]
-pub(crate) fn find<W: Weight>(t: &VLink<W>, v: Vertex) -> Option<&CTree<W>> {
+fn find_block<W: Weight>(t: &VLink<W>, b: u32) -> Option<&VNode<W>> {
     let mut cur = t.as_deref();
     while let Some(n) = cur {
-        if v == n.key {
-            return Some(&n.tree);
+        if b == n.key {
+            return Some(n);
         }
-        cur = if v < n.key {
+        cur = if b < n.key {
             n.left.as_deref()
         } else {
             n.right.as_deref()
@@ -92,23 +226,129 @@ pub(crate) fn find<W: Weight>(t: &VLink<W>, v: Vertex) -> Option<&CTree<W>> {
     None
 }
 
-/// The largest key.
+/// The edge tree of `v`, if `v` is present and has edges.
+#[inline]
+pub(crate) fn tree<W: Weight>(t: &VLink<W>, v: Vertex) -> Option<&CTree<W>> {
+    find_block(t, block_of(v))?
+        .block
+        .get((v as usize) & (K - 1))
+}
+
+/// Is `v` present?
+#[inline]
+pub(crate) fn contains<W: Weight>(t: &VLink<W>, v: Vertex) -> bool {
+    find_block(t, block_of(v)).is_some_and(|n| n.block.present >> ((v as usize) & (K - 1)) & 1 == 1)
+}
+
+/// The largest id present.
 pub(crate) fn max_key<W: Weight>(t: &VLink<W>) -> Option<Vertex> {
     let mut cur = t.as_deref()?;
     while let Some(r) = cur.right.as_deref() {
         cur = r;
     }
-    Some(cur.key)
+    // A block exists only while some id of it is present.
+    Some(cur.base() + (Mask::BITS - 1 - cur.block.present.leading_zeros()))
 }
 
-/// Number of vertices (nodes). O(n).
+/// Number of vertices present. O(n / K).
 pub(crate) fn count<W: Weight>(t: &VLink<W>) -> usize {
-    t.as_ref()
-        .map_or(0, |n| 1 + count(&n.left) + count(&n.right))
+    map_reduce_nodes(
+        t,
+        &|n: &VNode<W>| n.block.present.count_ones() as usize,
+        &|a, b| a + b,
+        &|| 0,
+    )
 }
 
-/// Build the canonical treap from strictly increasing keys (moves the trees out).
-fn build<W: Weight>(items: &mut [(Vertex, Option<CTree<W>>)]) -> VLink<W> {
+/// A block of the ids in `present` whose non-empty trees are `slots` (by id offset), with
+/// `own` arcs; `None` if no id is present.
+fn make_block<W: Weight>(
+    present: Mask,
+    slots: [Option<CTree<W>>; K],
+    own: u64,
+) -> Option<(Block<W>, u64)> {
+    if present == 0 {
+        return None;
+    }
+    let mut nonempty: Mask = 0;
+    for (i, s) in slots.iter().enumerate() {
+        nonempty |= (s.is_some() as Mask) << i;
+    }
+    debug_assert_eq!(nonempty & !present, 0);
+    let len = nonempty.count_ones() as usize;
+    let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len);
+    let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
+    for (d, t) in dst.iter_mut().zip(slots.into_iter().flatten()) {
+        d.write(t);
+    }
+    // SAFETY: `dst` has one element per `Some` of `slots`, and the zip wrote each of them.
+    let trees = unsafe { trees.assume_init() };
+    Some((
+        Block {
+            present,
+            nonempty,
+            trees,
+        },
+        own,
+    ))
+}
+
+/// Block `key` after `f` has been applied to `items` (sorted ids of that block) on top of
+/// `old` (with `old_own` arcs): the ids without an item keep their trees.
+fn update_block<W, I, F>(
+    key: u32,
+    old: Option<(&Block<W>, u64)>,
+    items: &[(Vertex, I)],
+    f: &F,
+) -> Option<(Block<W>, u64)>
+where
+    W: Weight,
+    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>>,
+{
+    let base = key << LOG_K;
+    let empty = CTree::default();
+    let mut touched: Mask = 0;
+    for (v, _) in items {
+        debug_assert_eq!(block_of(*v), key);
+        touched |= 1 << (v - base);
+    }
+    let mut slots: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
+    let (mut present, mut own) = (0, 0);
+    if let Some((b, old_own)) = old {
+        present = b.present & !touched;
+        own = old_own;
+        // Untouched ids keep their trees (a clone each); touched ones give their arcs back.
+        let mut m = b.nonempty;
+        for t in b.trees.iter() {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if touched >> i & 1 == 0 {
+                slots[i] = Some(t.clone());
+            } else {
+                own -= t.len() as u64;
+            }
+        }
+    }
+    for (v, it) in items {
+        let i = (v - base) as usize;
+        let cur =
+            old.and_then(|(b, _)| (b.present >> i & 1 == 1).then(|| b.get(i).unwrap_or(&empty)));
+        if let Some(t) = f(*v, cur, it) {
+            present |= 1 << i;
+            if !t.is_empty() {
+                own += t.len() as u64;
+                slots[i] = Some(t);
+            }
+        }
+    }
+    make_block(present, slots, own)
+}
+
+/// A block to build a node of: key, then the block and its arcs (taken by [`build`]).
+type Built<W> = (u32, Option<(Block<W>, u64)>);
+
+/// Build the canonical treap from blocks with strictly increasing keys (moves them out).
+fn build<W: Weight>(items: &mut [Built<W>]) -> VLink<W> {
     if items.is_empty() {
         return None;
     }
@@ -125,19 +365,39 @@ fn build<W: Weight>(items: &mut [(Vertex, Option<CTree<W>>)]) -> VLink<W> {
     } else {
         (build(left), build(right))
     };
-    Some(mk(l, mid[0].0, mid[0].1.take().unwrap(), r))
+    let (block, own) = mid[0].1.take().unwrap();
+    Some(mk(l, mid[0].0, block, own, r))
 }
 
-/// Build from strictly increasing `(vertex, tree)` pairs.
+/// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present).
 pub(crate) fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W> {
-    let mut v: Vec<(Vertex, Option<CTree<W>>)> =
-        items.into_iter().map(|(k, t)| (k, Some(t))).collect();
-    build(&mut v)
+    let mut items: Vec<(Vertex, Option<CTree<W>>)> =
+        items.into_par_iter().map(|(k, t)| (k, Some(t))).collect();
+    let mut blocks: Vec<Built<W>> = items
+        .par_chunk_by_mut(|a, b| block_of(a.0) == block_of(b.0))
+        .map(|g| {
+            let key = block_of(g[0].0);
+            let mut slots: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
+            let (mut present, mut own) = (0, 0);
+            for (v, t) in g.iter_mut() {
+                let i = (*v as usize) & (K - 1);
+                let t = t.take().unwrap();
+                present |= 1 << i;
+                if !t.is_empty() {
+                    own += t.len() as u64;
+                    slots[i] = Some(t);
+                }
+            }
+            (key, make_block(present, slots, own))
+        })
+        .collect();
+    build(&mut blocks)
 }
 
-/// Apply `f(v, current tree, item)` to every item (strictly increasing keys), in parallel:
-/// `Some(t)` makes `t` the tree of `v` (inserting `v` if absent), `None` removes `v` (or
-/// keeps it absent).
+/// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in parallel:
+/// `Some(t)` makes `t` the tree of `v` (inserting `v` if absent; an empty `t` keeps `v`
+/// present without edges), `None` removes `v` (or keeps it absent). The current tree of a
+/// present vertex without edges is an empty tree.
 pub(crate) fn multi_update<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F) -> VLink<W>
 where
     W: Weight,
@@ -148,42 +408,49 @@ where
 }
 
 /// Prefetch what path copying node `n` touches besides the child it descends into: the other
-/// child, the prefix chunk and the edge-tree root (cloning writes their counts).
+/// child and the block's array (copying the node writes their counts).
 #[inline(always)]
 fn prefetch_node<W: Weight>(n: &VNode<W>) {
     for c in [&n.left, &n.right].into_iter().flatten() {
         prefetch(Arc::as_ptr(c));
     }
-    n.tree.prefix.prefetch();
-    if let Some(r) = &n.tree.root {
-        prefetch(Arc::as_ptr(r));
-    }
+    let a = Arc::as_ptr(&n.block.trees) as *const u8;
+    prefetch(a.wrapping_sub(16));
+    prefetch(a);
 }
 
 /// Walk the search paths of `items` in lock step, a group at a time, prefetching each next
-/// node: the cache misses of up to `GROUP` paths overlap instead of following one another.
-/// The sequential multi-update that follows then finds its nodes in cache.
+/// node, then the trees of the blocks found (copying a block clones them): the cache misses
+/// of up to `GROUP` paths overlap instead of following one another. The sequential
+/// multi-update that follows then finds its nodes in cache.
 fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)]) {
     const GROUP: usize = 16;
     let Some(root) = t.as_deref() else { return };
     for g in items.chunks(GROUP) {
         let mut cur: [Option<&VNode<W>>; GROUP] = [None; GROUP];
+        let mut found: [Option<&VNode<W>>; GROUP] = [None; GROUP];
         for c in cur.iter_mut().take(g.len()) {
             *c = Some(root);
         }
         let mut live = g.len();
         while live > 0 {
             live = 0;
-            for (c, (k, _)) in cur.iter_mut().zip(g) {
+            for ((c, f), (k, _)) in cur.iter_mut().zip(found.iter_mut()).zip(g) {
                 let Some(n) = *c else { continue };
                 prefetch_node(n);
-                *c = match k.cmp(&n.key) {
+                *c = match block_of(*k).cmp(&n.key) {
                     std::cmp::Ordering::Less => n.left.as_deref(),
                     std::cmp::Ordering::Greater => n.right.as_deref(),
-                    std::cmp::Ordering::Equal => None,
+                    std::cmp::Ordering::Equal => {
+                        *f = Some(n);
+                        None
+                    }
                 };
                 live += c.is_some() as usize;
             }
+        }
+        for n in found.iter().flatten() {
+            n.block.prefetch_trees();
         }
     }
 }
@@ -198,18 +465,20 @@ where
         return t.clone();
     }
     let Some(n) = t else {
-        let mut built: Vec<(Vertex, Option<CTree<W>>)> = if items.len() >= PAR_ITEMS {
-            use rayon::prelude::*;
-            items
-                .par_iter()
-                .with_min_len(PAR_ITEMS)
-                .filter_map(|(k, it)| f(*k, None, it).map(|t| (*k, Some(t))))
+        let one = |g: &[(Vertex, I)]| {
+            let key = block_of(g[0].0);
+            update_block(key, None, g, f).map(|b| (key, Some(b)))
+        };
+        let groups = items.chunk_by(|a, b| block_of(a.0) == block_of(b.0));
+        let mut built: Vec<Built<W>> = if items.len() >= PAR_ITEMS {
+            groups
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .with_min_len(PAR_ITEMS / K)
+                .filter_map(one)
                 .collect()
         } else {
-            items
-                .iter()
-                .filter_map(|(k, it)| f(*k, None, it).map(|t| (*k, Some(t))))
-                .collect()
+            groups.filter_map(one).collect()
         };
         return build(&mut built);
     };
@@ -218,9 +487,8 @@ where
         warm(t, items);
     }
     prefetch_node(n);
-    let i = items.partition_point(|(k, _)| *k < n.key);
-    let hit = i < items.len() && items[i].0 == n.key;
-    let j = i + hit as usize;
+    let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
+    let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
     let go_left = || update_rec(&n.left, &items[..i], f, !par);
     let go_right = || update_rec(&n.right, &items[j..], f, !par);
     let (l, r) = if par {
@@ -232,11 +500,11 @@ where
     } else {
         (go_left(), go_right())
     };
-    if !hit {
-        return Some(join3(l, n.key, n.tree.clone(), r));
+    if i == j {
+        return Some(join3(l, n.key, n.block.clone(), n.own_arcs(), r));
     }
-    match f(n.key, Some(&n.tree), &items[i].1) {
-        Some(t) => Some(join3(l, n.key, t, r)),
+    match update_block(n.key, Some((&n.block, n.own_arcs())), &items[i..j], f) {
+        Some((b, own)) => Some(join3(l, n.key, b, own, r)),
         None => join2(l, r),
     }
 }
@@ -278,10 +546,19 @@ pub(crate) fn map_reduce_nodes<W: Weight, T: Send>(
     reduce(reduce(a, map(n)), b)
 }
 
-/// Check treap order, key order and the arc augmentation (tests).
+/// Call `f` on every node in key order (sequential).
+pub(crate) fn for_each_node<W: Weight>(t: &VLink<W>, f: &mut impl FnMut(&VNode<W>)) {
+    if let Some(n) = t {
+        for_each_node(&n.left, f);
+        f(n);
+        for_each_node(&n.right, f);
+    }
+}
+
+/// Check treap order, key order, the blocks and the arc augmentation (tests).
 #[cfg(test)]
 pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
-    fn rec<W: Weight>(t: &VLink<W>, prev: &mut Option<Vertex>, heads: super::Heads) -> u64 {
+    fn rec<W: Weight>(t: &VLink<W>, prev: &mut Option<u32>, heads: super::Heads) -> u64 {
         let Some(n) = t else { return 0 };
         for c in [&n.left, &n.right].into_iter().flatten() {
             assert!(!higher(c.key, n.key), "vertex treap order");
@@ -289,19 +566,28 @@ pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
         let a = rec(&n.left, prev, heads);
         assert!(prev.is_none_or(|p| p < n.key));
         *prev = Some(n.key);
-        n.tree.check(n.key, heads);
-        let b = rec(&n.right, prev, heads);
-        assert_eq!(n.arcs, a + b + n.tree.len() as u64);
+        let b = &n.block;
+        assert_ne!(b.present, 0, "a block without vertices");
+        assert_eq!(b.nonempty & !b.present, 0, "edges of an absent vertex");
+        assert_eq!(b.trees.len(), b.nonempty.count_ones() as usize);
+        let mut own = 0;
+        n.for_each_tree(|v, t| {
+            assert!(!t.is_empty(), "an empty tree in a slot");
+            t.check(v, heads);
+            own += t.len() as u64;
+        });
+        let c = rec(&n.right, prev, heads);
+        assert_eq!(n.arcs, a + c + own);
         n.arcs
     }
     rec(t, &mut None, heads);
 }
 
-/// `(max depth, total depth)` of the nodes (tests/diagnostics).
+/// `(max depth, total depth, nodes)` of the block nodes (tests/diagnostics).
 #[cfg(test)]
-pub(crate) fn depth_stats<W: Weight>(t: &VLink<W>, d: usize) -> (usize, usize) {
-    let Some(n) = t else { return (0, 0) };
+pub(crate) fn depth_stats<W: Weight>(t: &VLink<W>, d: usize) -> (usize, usize, usize) {
+    let Some(n) = t else { return (0, 0, 0) };
     let a = depth_stats(&n.left, d + 1);
     let b = depth_stats(&n.right, d + 1);
-    (a.0.max(b.0).max(d + 1), a.1 + b.1 + d + 1)
+    (a.0.max(b.0).max(d + 1), a.1 + b.1 + d + 1, a.2 + b.2 + 1)
 }
