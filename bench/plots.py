@@ -76,14 +76,23 @@ def main() -> None:
         plt.close(fig)
         print(f"updates\t{name}")
     mem = [r for r in results if r["suite"] == "load" and r["system"] == "weald" and r.get("check", {}).get("memory_bytes")]
-    if mem:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        labels = [f"{r['graph']}\n{r['case']}" for r in mem]
+    # The C-tree: the base graph of the updates suite, once per graph (its newest run).
+    ctree = {}
+    for r in results:
+        if r["suite"] == "updates" and r["system"] == "weald" and r.get("check", {}).get("memory_bytes"):
+            if r["graph"] not in ctree or (r.get("run") or 0) >= (ctree[r["graph"]].get("run") or 0):
+                ctree[r["graph"]] = r
+    if mem or ctree:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        labels = [f"{r['graph']}\nCSR, {r['case']}" for r in mem]
         edges = [max(1, r["check"]["edges"]) for r in mem]
         ax.bar(labels, [r["check"]["memory_bytes"] / e for r, e in zip(mem, edges)], label="graph bytes / edge")
         ax.bar(labels, [r["peak_rss_mb"] * 2**20 / e for r, e in zip(mem, edges)], alpha=0.4, label="peak RSS / edge")
+        cl = [f"{g}\nC-tree" for g in ctree]
+        ax.bar(cl, [r["check"]["memory_bytes"] / max(1, r["check"]["edges"]) for r in ctree.values()],
+               color="tab:green", label="C-tree bytes / edge")
         ax.set_ylabel("bytes per undirected edge")
-        ax.set_title("Weald memory per edge (CSR)")
+        ax.set_title("Weald memory per edge (CSR and C-tree)")
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(out / "memory.png", dpi=110)

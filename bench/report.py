@@ -102,6 +102,8 @@ def write(out: Path, payload: dict) -> None:
                 name = f"**{r['system']}**" if r["system"].startswith("weald") else r["system"]
                 lines.append(f"| {case} | {graph} | {t} | {name} | " + " | ".join(cells) + " |")
         lines.append("")
+        if suite == "updates":
+            lines += memory_lines(rows)
         notes = [r for r in rows if r.get("check", {}).get("note")]
         if notes:
             lines += [f"- {r['case']}, {r['system']}, {r['threads']} thread(s): {r['check']['note']}" for r in notes]
@@ -109,6 +111,20 @@ def write(out: Path, payload: dict) -> None:
         for p in plots.get(suite, []):
             lines += [f"![{suite}](img/{p.name})", ""]
     out.write_text("\n".join(lines) + "\n")
+
+
+def memory_lines(rows: list) -> list:
+    """The C-tree's size (the base graph of `weald bench updates`), once per graph and run."""
+    seen = {}
+    for r in rows:
+        c = r.get("check", {})
+        if r["system"] == "weald" and c.get("memory_bytes") and c.get("edges"):
+            seen[(r["graph"], r.get("run"))] = c
+    out = [f"- C-tree memory, {g} (run {run or '—'}): {c['memory_bytes'] / 2**20:.1f} MiB, "
+           f"{c['memory_bytes'] / (2 * c['edges']):.2f} bytes per stored arc (both directions of "
+           f"{c['edges']:,} edges; `weald info FILE --backend ctree --json` gives the breakdown)"
+           for (g, run), c in sorted(seen.items(), key=lambda x: (x[0][0], x[0][1] or 0))]
+    return out + [""] if out else []
 
 
 def suite_doc(suite: str) -> str:
