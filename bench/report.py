@@ -119,11 +119,13 @@ def memory_lines(rows: list) -> list:
     for r in rows:
         c = r.get("check", {})
         if r["system"] == "weald" and c.get("memory_bytes") and c.get("edges"):
-            seen[(r["graph"], r.get("run"))] = c
+            seen[(r["graph"], r.get("run"), r["threads"])] = c
     out = [f"- C-tree memory, {g} (run {run or '—'}): {c['memory_bytes'] / 2**20:.1f} MiB, "
            f"{c['memory_bytes'] / (2 * c['edges']):.2f} bytes per stored arc (both directions of "
            f"{c['edges']:,} edges; `weald info FILE --backend ctree --json` gives the breakdown)"
-           for (g, run), c in sorted(seen.items(), key=lambda x: (x[0][0], x[0][1] or 0))]
+           + (f"; a flat snapshot of it takes {c['flat_snapshot_s'] * 1e3:.1f} ms ({r_threads} thread(s))"
+              if c.get("flat_snapshot_s") else "")
+           for (g, run, r_threads), c in sorted(seen.items(), key=lambda x: (x[0][0], x[0][1] or 0, x[0][2]))]
     return out + [""] if out else []
 
 

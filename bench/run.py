@@ -155,7 +155,8 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
     if system == "weald" and case.suite == "updates":  # `weald bench updates --json`
         b = data["batches"][0]
         op = case.name.split()[0]
-        return b[f"{op}_s"], {"size": b["size"], "memory_bytes": data.get("memory_bytes"), "edges": data["edges"]}
+        return b[f"{op}_s"], {"size": b["size"], "memory_bytes": data.get("memory_bytes"), "edges": data["edges"],
+                                  "flat_snapshot_s": data.get("flat_snapshot_s")}
     if system == "weald":  # `weald info --json`
         return [data["load_time_s"]], {"vertices": data["vertices"], "edges": data["edges"],
                                         "memory_bytes": data.get("memory_bytes")}

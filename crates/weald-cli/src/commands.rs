@@ -113,16 +113,21 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
         Some(s) => weald::experiments::Sampling::GraphStream(s),
         None => weald::experiments::Sampling::Independent(a.seed),
     };
-    let rows = match &g {
-        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
-        }
-        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
-        }
-        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => {
-            weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
-        }
+    use weald::experiments::{batch_updates, flat_snapshot_seconds};
+    const FLAT_TRIALS: usize = 5;
+    let (rows, flat_s) = match &g {
+        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => (
+            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
+            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
+        ),
+        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => (
+            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
+            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
+        ),
+        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => (
+            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
+            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
+        ),
         AnyGraph::Csr(_) => unreachable!("converted to ctree above"),
     };
     drop(spin);
@@ -139,15 +144,16 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
             json!({"file": a.file, "backend": "ctree", "vertices": g.num_vertices(), "edges": g.num_edges(),
                    "threads": rayon::current_num_threads(), "trials": a.trials, "ctree_build_s": build_s,
                    "sampling": if a.graph_seed.is_some() { "graph-stream" } else { "independent" },
-                   "memory_bytes": g.memory_bytes(), "batches": batches})
+                   "memory_bytes": g.memory_bytes(), "flat_snapshot_s": flat_s, "batches": batches})
         );
     } else {
         println!(
-            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc), {} threads, median of {} trials, {}",
+            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc, flat snapshot {:.1} ms), {} threads, median of {} trials, {}",
             a.file.display(),
             g.num_vertices(),
             g.num_edges(),
             g.memory_bytes() as f64 / g.num_arcs().max(1) as f64,
+            flat_s * 1e3,
             rayon::current_num_threads(),
             a.trials,
             match a.graph_seed {

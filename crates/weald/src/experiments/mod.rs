@@ -8,4 +8,4 @@
 pub mod stream;
 pub mod updates;
 
-pub use updates::{batch_updates, BatchTiming, Sampling};
+pub use updates::{batch_updates, flat_snapshot_seconds, BatchTiming, Sampling};

@@ -7,7 +7,7 @@ use std::time::Instant;
 use weald_graph::batch::Combine;
 use weald_graph::{Graph, Result, Vertex, WealdError, Weight};
 use weald_io::gen;
-use weald_storage::ctree::CTreeGraph;
+use weald_storage::ctree::{CTreeGraph, FlatSnapshot};
 
 /// Throughput at one batch size.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +36,21 @@ pub enum Sampling {
     /// to rewrite: the costlier case. (RMAT repeats edges, so part of a batch re-inserts edges
     /// the graph has, and the deletion then removes some of the graph's own.)
     GraphStream(u64),
+}
+
+/// Median seconds of taking a [`FlatSnapshot`] of `g` (the per-vertex array global kernels
+/// read; freeing it is not timed), over `trials` snapshots.
+pub fn flat_snapshot_seconds<W: Weight>(g: &CTreeGraph<W>, trials: usize) -> f64 {
+    let secs: Vec<f64> = (0..trials.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            let f = FlatSnapshot::new(g);
+            let s = t.elapsed().as_secs_f64();
+            drop(f);
+            s
+        })
+        .collect();
+    median(&secs)
 }
 
 /// Salt of [`Sampling::Independent`] seeds.
