@@ -306,7 +306,7 @@ impl<W: Weight> CTreeGraph<W> {
         vtree::contains(&self.out, v)
     }
 
-    /// Number of vertices present (O(n); `num_vertices()` is `1 + max id`).
+    /// Number of vertices present (O(n / 16); `num_vertices()` is `1 + max id`).
     pub fn num_present_vertices(&self) -> usize {
         vtree::count(&self.out)
     }
@@ -572,17 +572,20 @@ impl<W: Weight> CTreeGraph<W> {
         let mut out_arcs: u64 = 0;
         let mut inner: u64 = 0;
         for &v in &ds {
-            let Some(t) = self.out_tree(v) else { continue };
-            out_arcs += t.len() as u64;
+            // A present vertex may have no out-arcs (no tree) and still have in-arcs.
+            let t = self.out_tree(v);
+            out_arcs += t.map_or(0, |t| t.len() as u64);
             if !self.directed {
-                t.for_each(v, |x, _| {
-                    if in_d(x) {
-                        inner += (x != v) as u64;
-                    } else {
-                        cut.push((x, v, ()));
-                    }
-                    true
-                });
+                if let Some(t) = t {
+                    t.for_each(v, |x, _| {
+                        if in_d(x) {
+                            inner += (x != v) as u64;
+                        } else {
+                            cut.push((x, v, ()));
+                        }
+                        true
+                    });
+                }
             } else if let Some(inn) = &self.inn {
                 if let Some(it) = vtree::tree(inn, v) {
                     it.for_each(v, |x, _| {

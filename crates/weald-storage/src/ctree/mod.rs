@@ -11,8 +11,9 @@
 //!   head costs no edge-tree node at all. The chunking is a function of the set only, so equal
 //!   sets have equal shapes.
 //! * **Balancing**: treaps whose priorities are a second hash of the key
-//!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key), so shapes are canonical and no priority is
-//!   stored. All updates are join-based (`join3`, `join2`) with path copying; nodes are
+//!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key; the vertex tree ranks block keys first by
+//!   the trailing zeros of `key + 1`, so that dense ids make a balanced tree), so shapes are
+//!   canonical and no priority is stored. All updates are join-based (`join3`, `join2`) with path copying; nodes are
 //!   `Arc`-shared between versions and never mutated.
 //! * **Vertex tree** (`vtree.rs`): the same kind of treap, over *blocks* of 16 consecutive
 //!   vertex ids. A block node holds a mask of the ids present, a mask of those with edges, and
@@ -47,20 +48,23 @@
 //! ## Cache misses (what small batches cost)
 //!
 //! A batch of k random edges touches k root-to-leaf paths of a vertex tree whose lower levels
-//! are not in cache, and path copying a node writes four cold lines: the node, the sibling it
-//! shares (its count), the vertex's prefix chunk and edge-tree root (their counts). So:
-//! * every copied node (vertex tree and edge trees) prefetches all four before recursing, and
-//!   the recursion descends into the changed side before cloning the unchanged one;
+//! are not in cache, and path copying a vertex-tree node writes three cold lines: the node,
+//! the sibling it shares (its count) and its block array's count; the touched block also
+//! writes the counts of its other trees (their prefix chunks and edge-tree roots). So:
+//! * every copied node (vertex tree and edge trees) prefetches those lines before recursing,
+//!   and the recursion descends into the changed side before cloning the unchanged one;
 //! * a sequential sub-batch first walks its search paths in lock step, 16 at a time, with
-//!   prefetches (`vtree::warm`), so the misses of different paths overlap instead of queueing;
-//! * a node prefetches its children and chunks before its fields are dropped.
+//!   prefetches (`vtree::warm`), then prefetches the trees of the blocks it found, so the
+//!   misses of different paths overlap instead of queueing;
+//! * a node prefetches its children and array before its fields are dropped.
 //!
 //! On RMAT scale 20 (1 thread, `weald bench updates FILE --trials 1000`) this took batches of
 //! 10 from 8.6e4 to 2.6e5 inserted edges/s (116 → 38 µs a batch) and batches of 1000 from
 //! 1.5e5 to 3.3e5; a single-edge insert now takes ~5 µs. What remains is the depth of a binary
-//! tree: blocks of 16 took it from ~28 levels to ~22 for 1 M vertices, but a touched block
-//! now also writes the counts of its other trees (~9 on RMAT), and the two about cancel for
-//! small batches (see `docs/benchmarks.md`); a shallower, wider index is the next step.
+//! tree: blocks of 16 and balanced priorities took it from ~28 levels (a random treap over
+//! 1 M vertices) to ~17 (over 65,536 dense blocks), but a touched block also writes the
+//! counts of its other trees (~9 on RMAT); batches of 10 and 1000 gained little in all (see
+//! `docs/benchmarks.md`). A shallower, wider index is the next step.
 //!
 //! ## Chunk edits (what updates on hubs cost)
 //!

@@ -641,6 +641,42 @@ fn directed_without_in_trees() {
 }
 
 #[test]
+fn deleting_a_sink_removes_its_in_arcs() {
+    // Vertex 1 has in-arcs but no out-arcs (no out-tree): its in-arcs must still go.
+    let opts = CTreeOptions {
+        directed: true,
+        in_edges: true,
+        b: 4,
+    };
+    let g = CTreeGraph::<()>::new(opts);
+    let (g, _) = g.insert_edges(&[(0, 1, ()), (2, 1, ()), (0, 2, ())], Combine::Min);
+    assert_eq!(g.out_degree(1), 0);
+    let (g2, r) = g.delete_vertices(&[1, 4]);
+    assert_eq!(
+        (r.deleted, r.absent),
+        (3, 1),
+        "vertex 1 and its two in-arcs"
+    );
+    assert_eq!(g2.num_arcs(), 1);
+    assert_eq!(g2.arcs(), vec![(0, 2, ())]);
+    assert!(!g2.has_vertex(1) && g2.has_vertex(0) && g2.has_vertex(2));
+    assert_eq!(g2.in_degree(2), 1);
+    g2.check();
+    // Back as a new vertex: no edge of the old one returns.
+    let (g3, _) = g2.insert_vertices(&[1]);
+    assert!(g3.has_vertex(1));
+    assert_eq!(
+        (g3.out_degree(1), g3.in_degree(1), g3.num_arcs()),
+        (0, 0, 1)
+    );
+    // A present vertex without any edge is deleted as a vertex only.
+    let (g4, r) = g3.delete_vertices(&[1]);
+    assert_eq!((r.deleted, r.absent), (1, 0));
+    assert!(!g4.has_vertex(1));
+    g4.check();
+}
+
+#[test]
 fn memory_report_is_small() {
     // 20,000 vertices, ~16 clustered neighbours each.
     let mut rng = Rng(5);
