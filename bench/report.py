@@ -56,7 +56,8 @@ def write(out: Path, payload: dict) -> None:
         "measured the row (— : a run from before rows recorded it). `× fastest` is the median "
         "divided by the fastest median of the same case, graph and thread count **in the same run** "
         "(1.00 = fastest): this machine's speed drifts between runs, so only rows measured "
-        "together, interleaved, are compared. Peer versions: bench/requirements.txt.",
+        "together, interleaved, are compared. Peer versions (pinned in bench/requirements.txt, "
+        "installed from PyPI into bench/.venv): " + peer_versions() + ".",
         "",
     ]
     if payload.get("mismatches"):
@@ -111,6 +112,17 @@ def write(out: Path, payload: dict) -> None:
         for p in plots.get(suite, []):
             lines += [f"![{suite}](img/{p.name})", ""]
     out.write_text("\n".join(lines) + "\n")
+
+
+def peer_versions() -> str:
+    """`name version` of every pinned package of the harness's environment."""
+    pins = []
+    for line in (harness.BENCH / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, ver = line.split("==", 1)
+            pins.append(f"{name.strip()} {ver.strip()}")
+    return ", ".join(pins) or "none pinned"
 
 
 def memory_lines(rows: list) -> list:
