@@ -103,6 +103,20 @@ pub struct UpdatesArgs {
     load: LoadArgs,
 }
 
+/// The batch-update experiment on `g`, and the median time to take a flat snapshot of it.
+fn updates_and_flat<W: weald::Weight>(
+    g: &weald::storage::ctree::CTreeGraph<W>,
+    a: &UpdatesArgs,
+    sampling: weald::experiments::Sampling,
+) -> Result<(Vec<weald::experiments::BatchTiming>, f64)> {
+    const FLAT_TRIALS: usize = 5;
+    let rows = weald::experiments::batch_updates(g, &a.batch_sizes, a.trials, sampling)?;
+    Ok((
+        rows,
+        weald::experiments::flat_snapshot_seconds(g, FLAT_TRIALS),
+    ))
+}
+
 fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
     // Batches that continue the graph's stream must meet the generator's ids, not compacted ones.
     a.load.keep_ids |= a.graph_seed.is_some();
@@ -113,21 +127,12 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
         Some(s) => weald::experiments::Sampling::GraphStream(s),
         None => weald::experiments::Sampling::Independent(a.seed),
     };
-    use weald::experiments::{batch_updates, flat_snapshot_seconds};
-    const FLAT_TRIALS: usize = 5;
     let (rows, flat_s) = match &g {
-        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => (
-            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
-            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
-        ),
-        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => (
-            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
-            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
-        ),
-        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => (
-            batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?,
-            flat_snapshot_seconds(f.graph(), FLAT_TRIALS),
-        ),
+        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => {
+            updates_and_flat(f.graph(), &a, sampling)?
+        }
+        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => updates_and_flat(f.graph(), &a, sampling)?,
+        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => updates_and_flat(f.graph(), &a, sampling)?,
         AnyGraph::Csr(_) => unreachable!("converted to ctree above"),
     };
     drop(spin);

@@ -708,7 +708,7 @@ impl<W: Weight> CTreeGraph<W> {
             vtree::map_reduce_nodes(
                 t,
                 &|n: &VNode<W>| {
-                    let mut x = (std::mem::size_of::<VNode<W>>() + 16 + n.array_bytes(), 0, 0);
+                    let mut x = (n.bytes(), 0, 0);
                     n.for_each_tree(|_, t| {
                         let (e, c) = t.memory();
                         x.1 += e;

@@ -86,6 +86,17 @@ impl<W: Weight> Block<W> {
         Some(unsafe { self.trees.get_unchecked(rank) })
     }
 
+    /// The non-empty trees with their id offsets in the block, in id order.
+    #[inline]
+    fn iter(&self) -> impl Iterator<Item = (usize, &CTree<W>)> {
+        let mut m = self.nonempty;
+        self.trees.iter().map(move |t| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            (i, t)
+        })
+    }
+
     /// Start loading the counts that cloning every tree of the block writes.
     #[inline]
     fn prefetch_trees(&self) {
@@ -135,11 +146,8 @@ impl<W: Weight> VNode<W> {
     /// `f(v, tree)` for every vertex of the block with a non-empty tree, in id order.
     #[inline]
     pub(crate) fn for_each_tree(&self, mut f: impl FnMut(Vertex, &CTree<W>)) {
-        let mut m = self.block.nonempty;
-        for t in self.block.trees.iter() {
-            let i = m.trailing_zeros();
-            m &= m - 1;
-            f(self.base() + i, t);
+        for (i, t) in self.block.iter() {
+            f(self.base() + i as Vertex, t);
         }
     }
 
@@ -153,9 +161,10 @@ impl<W: Weight> VNode<W> {
         }
     }
 
-    /// Bytes of the block's tree array (its `Arc` counts included).
-    pub(crate) fn array_bytes(&self) -> usize {
-        16 + std::mem::size_of_val(&*self.block.trees)
+    /// Bytes this node holds: the node and its tree array, each with 16 bytes of `Arc`
+    /// counts (the trees' own nodes and chunks are not included).
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + 16 + 16 + std::mem::size_of_val(&*self.block.trees)
     }
 }
 
@@ -275,37 +284,59 @@ pub(crate) fn count<W: Weight>(t: &VLink<W>) -> usize {
     )
 }
 
-/// A block of the ids in `present` whose non-empty trees are `slots` (by id offset), with
-/// `own` arcs; `None` if no id is present.
-fn make_block<W: Weight>(
+/// A block being assembled: the ids present, the non-empty trees by id offset, their arcs.
+struct Slots<W: Weight> {
     present: Mask,
-    slots: [Option<CTree<W>>; K],
     own: u64,
-) -> Option<(Block<W>, u64)> {
-    if present == 0 {
-        return None;
+    trees: [Option<CTree<W>>; K],
+}
+
+impl<W: Weight> Slots<W> {
+    fn new() -> Self {
+        Slots {
+            present: 0,
+            own: 0,
+            trees: std::array::from_fn(|_| None),
+        }
     }
-    let mut nonempty: Mask = 0;
-    for (i, s) in slots.iter().enumerate() {
-        nonempty |= (s.is_some() as Mask) << i;
+
+    /// Make id offset `i` present with tree `t` (no slot if `t` is empty).
+    #[inline]
+    fn put(&mut self, i: usize, t: CTree<W>) {
+        self.present |= 1 << i;
+        if !t.is_empty() {
+            self.own += t.len() as u64;
+            self.trees[i] = Some(t);
+        }
     }
-    debug_assert_eq!(nonempty & !present, 0);
-    let len = nonempty.count_ones() as usize;
-    let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len);
-    let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
-    for (d, t) in dst.iter_mut().zip(slots.into_iter().flatten()) {
-        d.write(t);
+
+    /// The block, and its arcs; `None` if no id is present.
+    fn finish(self) -> Option<(Block<W>, u64)> {
+        if self.present == 0 {
+            return None;
+        }
+        let mut nonempty: Mask = 0;
+        for (i, s) in self.trees.iter().enumerate() {
+            nonempty |= (s.is_some() as Mask) << i;
+        }
+        debug_assert_eq!(nonempty & !self.present, 0);
+        let len = nonempty.count_ones() as usize;
+        let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len);
+        let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
+        for (d, t) in dst.iter_mut().zip(self.trees.into_iter().flatten()) {
+            d.write(t);
+        }
+        // SAFETY: `dst` has one element per `Some` of `self.trees`, and the zip wrote each.
+        let trees = unsafe { trees.assume_init() };
+        Some((
+            Block {
+                present: self.present,
+                nonempty,
+                trees,
+            },
+            self.own,
+        ))
     }
-    // SAFETY: `dst` has one element per `Some` of `slots`, and the zip wrote each of them.
-    let trees = unsafe { trees.assume_init() };
-    Some((
-        Block {
-            present,
-            nonempty,
-            trees,
-        },
-        own,
-    ))
 }
 
 /// Block `key` after `f` has been applied to `items` (sorted ids of that block) on top of
@@ -327,20 +358,16 @@ where
         debug_assert_eq!(block_of(*v), key);
         touched |= 1 << (v - base);
     }
-    let mut slots: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
-    let (mut present, mut own) = (0, 0);
+    let mut slots = Slots::new();
     if let Some((b, old_own)) = old {
-        present = b.present & !touched;
-        own = old_own;
+        slots.present = b.present & !touched;
+        slots.own = old_own;
         // Untouched ids keep their trees (a clone each); touched ones give their arcs back.
-        let mut m = b.nonempty;
-        for t in b.trees.iter() {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
+        for (i, t) in b.iter() {
             if touched >> i & 1 == 0 {
-                slots[i] = Some(t.clone());
+                slots.trees[i] = Some(t.clone());
             } else {
-                own -= t.len() as u64;
+                slots.own -= t.len() as u64;
             }
         }
     }
@@ -349,14 +376,10 @@ where
         let cur =
             old.and_then(|(b, _)| (b.present >> i & 1 == 1).then(|| b.get(i).unwrap_or(&empty)));
         if let Some(t) = f(*v, cur, it) {
-            present |= 1 << i;
-            if !t.is_empty() {
-                own += t.len() as u64;
-                slots[i] = Some(t);
-            }
+            slots.put(i, t);
         }
     }
-    make_block(present, slots, own)
+    slots.finish()
 }
 
 /// A block to build a node of: key, then the block and its arcs (taken by [`build`]).
@@ -391,19 +414,11 @@ pub(crate) fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W>
     let mut blocks: Vec<Built<W>> = items
         .par_chunk_by_mut(|a, b| block_of(a.0) == block_of(b.0))
         .map(|g| {
-            let key = block_of(g[0].0);
-            let mut slots: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
-            let (mut present, mut own) = (0, 0);
+            let mut slots = Slots::new();
             for (v, t) in g.iter_mut() {
-                let i = (*v as usize) & (K - 1);
-                let t = t.take().unwrap();
-                present |= 1 << i;
-                if !t.is_empty() {
-                    own += t.len() as u64;
-                    slots[i] = Some(t);
-                }
+                slots.put((*v as usize) & (K - 1), t.take().unwrap());
             }
-            (key, make_block(present, slots, own))
+            (block_of(g[0].0), slots.finish())
         })
         .collect();
     build(&mut blocks)
