@@ -3,7 +3,7 @@
 
 use crate::convert::{self, Weights};
 use crate::graph::{parse_combine, target_of, Graph, SnapData, Target};
-use crate::pool::compute;
+use crate::pool::{compute, compute_sized};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
@@ -162,11 +162,17 @@ fn triples<W: Weight>(
     }
 }
 
+/// Work of one update for [`compute_sized`] (a path of vertex-tree nodes and a chunk are
+/// copied): batches of fewer than `INLINE_WORK / UPDATE_WORK` updates (512) run on the calling
+/// thread, which saves the two thread hand-offs that cost more than such a batch.
+const UPDATE_WORK: usize = 64;
+
 impl DynamicGraph {
     fn apply(&self, py: Python<'_>, batch: AnyBatch) -> PyResult<UpdateResult> {
         let rule = self.rule;
         let inner = &self.inner;
-        let (v, r) = compute(py, move || {
+        let work = batch.len().saturating_mul(UPDATE_WORK);
+        let (v, r) = compute_sized(py, work, move || {
             Ok(match (inner, batch) {
                 (AnyVersioned::Unweighted(g), AnyBatch::Unweighted(b)) => g.apply(&b, rule),
                 (AnyVersioned::Int(g), AnyBatch::Int(b)) => g.apply(&b, rule),
@@ -190,6 +196,16 @@ enum AnyBatch {
     Unweighted(UpdateBatch<()>),
     Int(UpdateBatch<i32>),
     Float(UpdateBatch<f64>),
+}
+
+impl AnyBatch {
+    fn len(&self) -> usize {
+        match self {
+            AnyBatch::Unweighted(b) => b.len(),
+            AnyBatch::Int(b) => b.len(),
+            AnyBatch::Float(b) => b.len(),
+        }
+    }
 }
 
 macro_rules! with_batch {

@@ -3,7 +3,7 @@
 //! snapshots via their flat view).
 
 use crate::convert::{self, Weights};
-use crate::pool::compute;
+use crate::pool::{compute, compute_sized};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -466,7 +466,8 @@ impl Graph {
                 )))
             }
         };
-        let d = compute(py, move || {
+        let work = t.work();
+        let d = compute_sized(py, work, move || {
             use rayon::prelude::*;
             with_target!(&t, g => {
                 if inn && !g.has_in_edges() {
@@ -527,7 +528,9 @@ impl Graph {
     fn edges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let t = self.target()?;
         let kind = t.weight_name();
-        let (s, d, w) = compute(py, move || Ok(with_target!(&t, g => edge_arrays(g))))?;
+        let (s, d, w) = compute_sized(py, t.work(), move || {
+            Ok(with_target!(&t, g => edge_arrays(g)))
+        })?;
         let s = PyArray1::from_vec(py, s).into_any();
         let d = PyArray1::from_vec(py, d).into_any();
         match weights_out(py, kind, w) {
@@ -541,7 +544,9 @@ impl Graph {
     fn _csr_arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let t = self.target()?;
         let kind = t.weight_name();
-        let (p, i, w) = compute(py, move || Ok(with_target!(&t, g => csr_arrays(g))))?;
+        let (p, i, w) = compute_sized(py, t.work(), move || {
+            Ok(with_target!(&t, g => csr_arrays(g)))
+        })?;
         let p = PyArray1::from_vec(py, p).into_any();
         let i = PyArray1::from_vec(py, i).into_any();
         let w = weights_out(py, kind, w).unwrap_or_else(|| py.None().into_bound(py));

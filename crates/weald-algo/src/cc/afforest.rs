@@ -17,7 +17,6 @@
 //! is skipped. The labels never depend on the thread count (only the work does).
 
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
 
@@ -122,15 +121,19 @@ fn sample_frequent(comp: &[AtomicU32], samples: usize) -> Option<Vertex> {
     // More samples than vertices tell nothing new; on a tiny graph they would be most of the
     // call's time (1024 hash-map updates against a kernel of a few hundred arcs).
     let samples = samples.min(n);
-    let mut counts: HashMap<Vertex, usize> = HashMap::with_capacity(samples.min(64));
-    for i in 0..samples {
-        let v = (splitmix64(i as u64) % n as u64) as usize;
-        *counts.entry(comp[v].load(Relaxed)).or_default() += 1;
+    // Sort the sampled labels and take the longest run (the smallest label on ties): at most
+    // 1024 integers, cheaper than hashing each into a map.
+    let mut labels: Vec<Vertex> = (0..samples)
+        .map(|i| comp[(splitmix64(i as u64) % n as u64) as usize].load(Relaxed))
+        .collect();
+    labels.sort_unstable();
+    let mut best = (0, labels[0]);
+    for run in labels.chunk_by(|a, b| a == b) {
+        if run.len() > best.0 {
+            best = (run.len(), run[0]);
+        }
     }
-    counts
-        .into_iter()
-        .max_by_key(|&(c, k)| (k, std::cmp::Reverse(c)))
-        .map(|(c, _)| c)
+    Some(best.1)
 }
 
 /// (Weakly) connected components; see the module docs. Never fails.
