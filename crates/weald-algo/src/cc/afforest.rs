@@ -119,7 +119,7 @@ fn sample_frequent(comp: &[AtomicU32], samples: usize) -> Option<Vertex> {
         return None;
     }
     // More samples than vertices tell nothing new; on a tiny graph they would be most of the
-    // call's time (1024 hash-map updates against a kernel of a few hundred arcs).
+    // call's time (1024 samples against a kernel of a few hundred arcs).
     let samples = samples.min(n);
     // Sort the sampled labels and take the longest run (the smallest label on ties): at most
     // 1024 integers, cheaper than hashing each into a map.
