@@ -198,16 +198,6 @@ enum AnyBatch {
     Float(UpdateBatch<f64>),
 }
 
-impl AnyBatch {
-    fn len(&self) -> usize {
-        match self {
-            AnyBatch::Unweighted(b) => b.len(),
-            AnyBatch::Int(b) => b.len(),
-            AnyBatch::Float(b) => b.len(),
-        }
-    }
-}
-
 macro_rules! with_batch {
     ($b:expr, $x:ident => $body:expr) => {
         match $b {
@@ -216,6 +206,12 @@ macro_rules! with_batch {
             AnyBatch::Float($x) => $body,
         }
     };
+}
+
+impl AnyBatch {
+    fn len(&self) -> usize {
+        with_batch!(self, b => b.len())
+    }
 }
 
 /// `False`/`None` → unweighted; `True`/"float" → f64; "int" → i32.

@@ -466,8 +466,7 @@ impl Graph {
                 )))
             }
         };
-        let work = t.work();
-        let d = compute_sized(py, work, move || {
+        let d = compute_sized(py, t.work(), move || {
             use rayon::prelude::*;
             with_target!(&t, g => {
                 if inn && !g.has_in_edges() {

@@ -13,8 +13,8 @@
 //! * **Balancing**: treaps whose priorities are a second hash of the key
 //!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key; the vertex tree ranks block keys first by
 //!   the trailing zeros of `key + 1`, so that dense ids make a balanced tree), so shapes are
-//!   canonical and no priority is stored. All updates are join-based (`join3`, `join2`) with path copying; nodes are
-//!   `Arc`-shared between versions and never mutated.
+//!   canonical and no priority is stored. All updates are join-based (`join3`, `join2`) with
+//!   path copying; nodes are `Arc`-shared between versions and never mutated.
 //! * **Vertex tree** (`vtree.rs`): the same kind of treap, over *blocks* of 16 consecutive
 //!   vertex ids. A block node holds a mask of the ids present, a mask of those with edges, and
 //!   one shared array of exactly those ids' edge C-trees (16 bytes each: prefix-chunk and root
