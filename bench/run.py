@@ -114,14 +114,19 @@ def main() -> int:
                "results": [vars(m) | {"median": m.median, "run": run} for m in results],
                "mismatches": mismatches}
     if old:
-        # rows of suites not re-run, and of systems this run excluded (their last measurement)
-        kept = [r for r in old["results"] if r["suite"] not in a.suite or r["system"] in excluded]
+        # an old row stays unless this run measured the same case, graph, system and thread count:
+        # re-running one graph (or one system) of a suite keeps the other graphs' (systems') rows
+        def key(r):
+            return r["suite"], r["case"], r["graph"], r["system"], r["threads"]
+        fresh = {key(r) for r in payload["results"]}
+        kept = [r for r in old["results"] if key(r) not in fresh]
         payload["results"] = kept + payload["results"]
         payload["command"] = old["command"] + "\n" + argv_line
         labels = {g["label"] for g in info["graphs"]}
         info["graphs"] += [g for g in old["machine"]["graphs"] if g["label"] not in labels]
+        rerun = {(c.suite, c.graph) for c in cases}
         payload["mismatches"] = [m for m in old.get("mismatches", [])
-                                 if m.split("/")[0] not in a.suite] + mismatches
+                                 if mismatch_case(m) not in rerun] + mismatches
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     json_out.write_text(json.dumps(payload, indent=1))
     report.write(Path(a.out), payload)
@@ -161,6 +166,12 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
         return [data["load_time_s"]], {"vertices": data["vertices"], "edges": data["edges"],
                                         "memory_bytes": data.get("memory_bytes")}
     return data["times"], data.get("check", {})
+
+
+def mismatch_case(line: str) -> tuple[str, str]:
+    """(suite, graph) of a line written by `guard` ("suite/case name graph t=N: ...")."""
+    head = line.split(" t=")[0]
+    return head.split("/")[0], head.rsplit(" ", 1)[-1]
 
 
 def guard(cases, results) -> list[str]:
