@@ -48,9 +48,15 @@ fn bfs<'py>(
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
     let (depth, parent) = compute_sized(py, t.work(), move || {
-        let out = with_target!(&t, g => algo::bfs::run(g, s, &Default::default()))?;
-        let depth: Vec<i64> = out
-            .depth
+        // The tree comes free with the packed search; without it, the 4-byte depth-only one.
+        let (depth, parent) = if parents {
+            let out = with_target!(&t, g => algo::bfs::run(g, s, &Default::default()))?;
+            (out.depth, Some(out.parent))
+        } else {
+            let d = with_target!(&t, g => algo::bfs::depths(g, s, &Default::default()))?;
+            (d, None)
+        };
+        let depth: Vec<i64> = depth
             .iter()
             .map(|&d| {
                 if d == algo::bfs::UNREACHED {
@@ -60,7 +66,7 @@ fn bfs<'py>(
                 }
             })
             .collect();
-        Ok((depth, parents.then(|| parent_array(&out.parent))))
+        Ok((depth, parent.map(|p| parent_array(&p))))
     })?;
     let depth = PyArray1::from_vec(py, depth).into_any();
     Ok(match parent {
@@ -186,11 +192,12 @@ fn sssp<'py>(
     let prm = algo::sssp::delta_stepping::Params { delta };
     let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
-            let out = algo::sssp::delta_stepping::run(g, s, &prm)?;
-            Ok((
-                out.dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(),
-                parents.then(|| parent_array(&out.parent)),
-            ))
+            // The tree is a pass of its own over the arcs: only when asked for.
+            let dist = algo::sssp::delta_stepping::distances(g, s, &prm)?;
+            let parent = parents.then(|| {
+                parent_array(&algo::sssp::shortest_path_parents(g, s, &dist, true))
+            });
+            Ok((dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(), parent))
         })
     })?;
     sssp_result(py, d, p)
@@ -217,11 +224,11 @@ fn bellman_ford<'py>(
     let s = source_of(&t, source)?;
     let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
-            let out = algo::sssp::bellman_ford::run(g, s, &Default::default())?;
-            Ok((
-                out.dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(),
-                parents.then(|| parent_array(&out.parent)),
-            ))
+            let dist = algo::sssp::bellman_ford::distances(g, s, &Default::default())?;
+            let parent = parents.then(|| {
+                parent_array(&algo::sssp::shortest_path_parents(g, s, &dist, false))
+            });
+            Ok((dist.iter().map(|x| x.to_f64()).collect::<Vec<f64>>(), parent))
         })
     })?;
     sssp_result(py, d, p)

@@ -7,7 +7,7 @@
 use crate::{with_graph, AnyGraph};
 use std::time::Instant;
 use weald_algo as algo;
-use weald_graph::{DistValue, Graph, InGraph, Result, Vertex, WealdError, NO_VERTEX};
+use weald_graph::{DistValue, Graph, InGraph, Result, Vertex, WealdError};
 
 /// The algorithms the runner knows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -311,6 +311,18 @@ fn repeat<T>(
     last.ok_or_else(|| WealdError::Invalid("at least one trial is needed".into()))
 }
 
+/// Verify shortest-path distances from `source` through the tree of their tight arcs
+/// (`strict_first`: non-negative weights, see [`algo::sssp::shortest_path_parents`]).
+fn verify_distances<G: InGraph>(
+    g: &G,
+    source: Vertex,
+    dist: Vec<algo::sssp::DistOf<G>>,
+    strict_first: bool,
+) -> std::result::Result<(), String> {
+    let parent = algo::sssp::shortest_path_parents(g, source, &dist, strict_first);
+    algo::sssp::verify(g, source, &algo::sssp::Output { dist, parent })
+}
+
 fn run_typed<G: InGraph>(
     g: &G,
     alg: Algorithm,
@@ -320,18 +332,32 @@ fn run_typed<G: InGraph>(
     let trials = p.trials.max(1);
     let mut times = Vec::with_capacity(trials);
     let (values, result, verified) = match alg {
+        // The trials compute what is reported, the hop distances; the tree the verifier checks
+        // them with is built afterwards, untimed (as for sssp below).
         Algorithm::Bfs => {
             let prm = algo::bfs::Params::default();
-            let out = repeat(trials, &mut times, |i| algo::bfs::run(g, sources[i], &prm))?;
-            let ver = p
-                .verify
-                .then(|| algo::bfs::verify(g, sources[trials - 1], &out));
-            let depth = out
-                .depth
+            let depth = repeat(trials, &mut times, |i| {
+                algo::bfs::depths(g, sources[i], &prm)
+            })?;
+            let ver = p.verify.then(|| {
+                let s = sources[trials - 1];
+                let out = algo::bfs::Output {
+                    parent: algo::bfs::tree_parents(g, s, &depth),
+                    depth: depth.clone(),
+                };
+                algo::bfs::verify(g, s, &out)
+            });
+            let reached = depth.iter().filter(|&&d| d != algo::bfs::UNREACHED).count();
+            let depth = depth
                 .iter()
-                .map(|&d| if d == u32::MAX { -1 } else { d as i64 })
+                .map(|&d| {
+                    if d == algo::bfs::UNREACHED {
+                        -1
+                    } else {
+                        d as i64
+                    }
+                })
                 .collect();
-            let reached = out.parent.iter().filter(|&&x| x != NO_VERTEX).count();
             (Values::Int(depth), Some(reached as f64), ver)
         }
         Algorithm::Bc => {
@@ -366,25 +392,25 @@ fn run_typed<G: InGraph>(
         }
         Algorithm::Sssp => {
             let prm = algo::sssp::delta_stepping::Params { delta: p.delta };
-            let out = repeat(trials, &mut times, |i| {
-                algo::sssp::delta_stepping::run(g, sources[i], &prm)
+            let dist = repeat(trials, &mut times, |i| {
+                algo::sssp::delta_stepping::distances(g, sources[i], &prm)
             })?;
             let ver = p
                 .verify
-                .then(|| algo::sssp::verify(g, sources[trials - 1], &out));
-            let reached = out.dist.iter().filter(|d| d.to_f64().is_finite()).count() as f64;
-            (dist_values(&out.dist), Some(reached), ver)
+                .then(|| verify_distances(g, sources[trials - 1], dist.clone(), true));
+            let reached = dist.iter().filter(|d| d.to_f64().is_finite()).count() as f64;
+            (dist_values(&dist), Some(reached), ver)
         }
         Algorithm::BellmanFord => {
             let prm = algo::sssp::bellman_ford::Params::default();
-            let out = repeat(trials, &mut times, |i| {
-                algo::sssp::bellman_ford::run(g, sources[i], &prm)
+            let dist = repeat(trials, &mut times, |i| {
+                algo::sssp::bellman_ford::distances(g, sources[i], &prm)
             })?;
             let ver = p
                 .verify
-                .then(|| algo::sssp::verify(g, sources[trials - 1], &out));
-            let reached = out.dist.iter().filter(|d| d.to_f64().is_finite()).count() as f64;
-            (dist_values(&out.dist), Some(reached), ver)
+                .then(|| verify_distances(g, sources[trials - 1], dist.clone(), false));
+            let reached = dist.iter().filter(|d| d.to_f64().is_finite()).count() as f64;
+            (dist_values(&dist), Some(reached), ver)
         }
         Algorithm::Tc => {
             let prm = algo::tc::Params::default();

@@ -13,7 +13,7 @@
 
 use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::{InGraph, Result, Vertex, NO_VERTEX};
 
 /// Depth of a vertex the search did not reach.
@@ -94,6 +94,121 @@ impl<W> EdgeMapFn<W> for Step<'_> {
         }
         false
     }
+}
+
+/// The depth-only step: 4 bytes per vertex instead of 8, and a push claims a vertex with one
+/// compare-and-swap (any claim of the step writes the same depth), so the steps' random reads
+/// touch half the memory. The tree, if wanted, comes after: [`tree_parents`].
+struct DepthStep<'a> {
+    depth: &'a [AtomicU32],
+    level: u32,
+}
+
+impl<W> EdgeMapFn<W> for DepthStep<'_> {
+    #[inline]
+    fn cond(&self, d: Vertex) -> bool {
+        self.depth[d as usize].load(Relaxed) == UNREACHED
+    }
+
+    #[inline]
+    fn update(&self, _: Vertex, d: Vertex, _: W) -> bool {
+        // Pull: `d` is this thread's; the depth ends the scan of its in-neighbours.
+        self.depth[d as usize].store(self.level, Relaxed);
+        true
+    }
+
+    #[inline]
+    fn update_atomic(&self, _: Vertex, d: Vertex, _: W) -> bool {
+        self.depth[d as usize]
+            .compare_exchange(UNREACHED, self.level, Relaxed, Relaxed)
+            .is_ok()
+    }
+}
+
+/// Hop distances from `source` alone (the [`Output::depth`] of [`run`], [`UNREACHED`] for
+/// unreached vertices), by the same direction-optimising steps over a 4-byte depth per vertex:
+/// for callers that do not need the tree (the tree of [`run`] is [`tree_parents`] of these).
+/// Errors: `source` out of range.
+pub fn depths<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Vec<u32>> {
+    crate::require_vertex(g, source)?;
+    let n = g.num_vertices();
+    let depth: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU32::new(UNREACHED))
+        .collect();
+    depth[source as usize].store(0, Relaxed);
+    let opts = EdgeMapOptions {
+        threshold: params.threshold,
+        direction: params.direction,
+        output: true,
+    };
+    let mut frontier = VertexSubset::from_vertex(n, source);
+    let mut level = 0u32;
+    while !frontier.is_empty() {
+        level += 1;
+        assert!(level < UNREACHED, "BFS depth exceeds 2^32 - 2");
+        let step = DepthStep {
+            depth: &depth,
+            level,
+        };
+        frontier = edge_map(g, &frontier, &step, &opts);
+    }
+    Ok(depth.into_iter().map(AtomicU32::into_inner).collect())
+}
+
+/// The canonical BFS tree of hop distances `depth` from `source` (as [`depths`] returns them):
+/// every reached vertex's parent is its smallest in-neighbour one level up, exactly the tree
+/// [`run`] builds. One pass over the arcs: a pull that stops at the first such in-neighbour
+/// where in-arcs are available (neighbours come in increasing order), else a push with an
+/// atomic min.
+pub fn tree_parents<G: InGraph>(g: &G, source: Vertex, depth: &[u32]) -> Vec<Vertex> {
+    let n = g.num_vertices();
+    assert_eq!(depth.len(), n, "one depth per vertex");
+    let mut parent: Vec<Vertex> = if g.has_in_edges() {
+        (0..n as Vertex)
+            .into_par_iter()
+            .with_min_len(256)
+            .map(|v| {
+                let dv = depth[v as usize];
+                let mut p = NO_VERTEX;
+                if dv != UNREACHED && dv != 0 {
+                    g.for_each_in(v, |u, _| {
+                        if depth[u as usize].wrapping_add(1) == dv {
+                            p = u;
+                            return false;
+                        }
+                        true
+                    });
+                }
+                p
+            })
+            .collect()
+    } else {
+        let parent: Vec<AtomicU32> = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|_| AtomicU32::new(NO_VERTEX))
+            .collect();
+        (0..n as Vertex)
+            .into_par_iter()
+            .with_min_len(256)
+            .for_each(|u| {
+                let du = depth[u as usize];
+                if du == UNREACHED {
+                    return;
+                }
+                g.for_each_out(u, |v, _| {
+                    if depth[v as usize] == du + 1 {
+                        parent[v as usize].fetch_min(u, Relaxed);
+                    }
+                    true
+                });
+            });
+        parent.into_iter().map(AtomicU32::into_inner).collect()
+    };
+    parent[source as usize] = source;
+    parent
 }
 
 /// BFS from `source`; see the module docs. Errors: `source` out of range.
@@ -257,13 +372,24 @@ mod tests {
             prop_assert_eq!(verify(&g, s, &out), Ok(()));
             let out2 = with_threads(2, || run(&g, s, &Params::default()).unwrap());
             prop_assert_eq!(&out, &out2);
-            for direction in [Direction::Sparse, Direction::Dense] {
-                let o = run(&g, s, &Params { direction, ..Default::default() }).unwrap();
+            for direction in [Direction::Sparse, Direction::Dense, Direction::Auto] {
+                let prm = Params { direction, ..Default::default() };
+                let o = run(&g, s, &prm).unwrap();
                 prop_assert_eq!(&o, &out);
+                // The depth-only search and the tree built from its depths give the same.
+                let d = depths(&g, s, &prm).unwrap();
+                prop_assert_eq!(&d, &out.depth);
+                prop_assert_eq!(&tree_parents(&g, s, &d), &out.parent);
             }
+            let d2 = with_threads(2, || depths(&g, s, &Params::default()).unwrap());
+            prop_assert_eq!(&d2, &out.depth);
             if directed {
                 let g2 = csr_no_in(n, &arcs);
                 prop_assert_eq!(&run(&g2, s, &Params::default()).unwrap(), &out);
+                // Without in-arcs: push steps only, and the tree by an atomic-min push.
+                let d = depths(&g2, s, &Params::default()).unwrap();
+                prop_assert_eq!(&d, &out.depth);
+                prop_assert_eq!(&tree_parents(&g2, s, &d), &out.parent);
             }
         }
     }

@@ -6,7 +6,7 @@
 
 pub mod direction_opt;
 
-pub use direction_opt::{run, Output, Params, UNREACHED};
+pub use direction_opt::{depths, run, tree_parents, Output, Params, UNREACHED};
 
 use std::collections::VecDeque;
 use weald_graph::{Graph, Vertex, NO_VERTEX};

@@ -25,11 +25,21 @@ use weald_graph::{Graph, Result, Vertex, WealdError};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {}
 
-/// Shortest paths from `source` by frontier-based Bellman-Ford.
+/// Shortest paths from `source` by frontier-based Bellman-Ford: the distances and a
+/// shortest-path tree ([`distances`], then [`shortest_path_parents`] over tight arcs).
+///
+/// Errors: as [`distances`].
+pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<DistOf<G>>> {
+    let dist = distances(g, source, params)?;
+    let parent = shortest_path_parents(g, source, &dist, false);
+    Ok(Output { dist, parent })
+}
+
+/// The distances alone (`D::INF` for unreached vertices): [`run`] without the tree.
 ///
 /// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
 /// `NegativeCycle` if a negative cycle is reachable from the source.
-pub fn run<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Output<DistOf<G>>> {
+pub fn distances<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Vec<DistOf<G>>> {
     require_weighted::<G>("bellman-ford")?;
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
@@ -55,7 +65,5 @@ pub fn run<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Output<D
             source_vertex: source as u64,
         });
     }
-    let dist = finish_distances::<DistOf<G>>(dist);
-    let parent = shortest_path_parents(g, source, &dist, false);
-    Ok(Output { dist, parent })
+    Ok(finish_distances::<DistOf<G>>(dist))
 }

@@ -39,6 +39,9 @@ struct Answers {
 fn answers<G: InGraph>(g: &G, source: Vertex) -> Answers {
     let bfs = algo::bfs::run(g, source, &Default::default()).unwrap();
     algo::bfs::verify(g, source, &bfs).unwrap();
+    let depth = algo::bfs::depths(g, source, &Default::default()).unwrap();
+    assert_eq!(depth, bfs.depth, "depth-only BFS");
+    assert_eq!(algo::bfs::tree_parents(g, source, &depth), bfs.parent);
     let bc = algo::bc::run(g, source, &Default::default()).unwrap();
     algo::bc::verify(g, source, &bc).unwrap();
     let prp = algo::pagerank::Params {
