@@ -111,13 +111,23 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         vertex_map(&frontier, |v| level[v as usize].store(l, Relaxed));
         levels.push(frontier.to_vec());
     }
-    // Backward: each vertex pulls from its successors on the next level.
+    // Backward: each vertex pulls from its successors on the next level. A successor `w`
+    // contributes `(1 + δ(w)) / σ(w)`, which is stored (`share`) when `w`'s level is done, so
+    // that an arc costs one random read of `level` and, for a successor, one of `share`,
+    // instead of reading `δ` and `σ` as well (the same operations, so the same bits).
     let sigma: Vec<f64> = sigma
         .into_iter()
         .map(|x| f64::from_bits(x.into_inner()))
         .collect();
     let level: Vec<u32> = level.into_iter().map(AtomicU32::into_inner).collect();
     let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let share: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    if let Some(last) = levels.last() {
+        // The last level has no successors: δ = 0.
+        last.par_iter().with_min_len(1024).for_each(|&w| {
+            share[w as usize].store((1.0 / sigma[w as usize]).to_bits(), Relaxed);
+        });
+    }
     for (l, vs) in levels.iter().enumerate().rev().skip(1) {
         let next = l as u32 + 1;
         let ahead = PREFETCH_AHEAD as usize;
@@ -132,12 +142,16 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
                 let mut acc = 0.0;
                 g.for_each_out(v, |w, _| {
                     if level[w as usize] == next {
-                        let dw = f64::from_bits(delta[w as usize].load(Relaxed));
-                        acc += (1.0 + dw) / sigma[w as usize];
+                        acc += f64::from_bits(share[w as usize].load(Relaxed));
                     }
                     true
                 });
-                delta[v as usize].store((sigma[v as usize] * acc).to_bits(), Relaxed);
+                // Only the next level's shares are read in this round: writing this level's
+                // is safe.
+                let sv = sigma[v as usize];
+                let dv = sv * acc;
+                delta[v as usize].store(dv.to_bits(), Relaxed);
+                share[v as usize].store(((1.0 + dv) / sv).to_bits(), Relaxed);
             });
     }
     let mut dependency: Vec<f64> = delta
