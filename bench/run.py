@@ -4,7 +4,7 @@
     python bench/run.py [--suite load static ...] [--scale 20] [--graphs rmat,uniform]
                         [--threads 1,2] [--repeat 5] [--rounds 2] [--cache DIR]
                         [--out docs/benchmarks.md] [--json docs/benchmarks.json] [--quick] [--merge]
-                        [--exclude SYSTEM,...]
+                        [--exclude SYSTEM,...] [--cases NAME,...]
 
 * installs the pinned peers into bench/.venv (requirements.txt) and builds `weald` in release;
 * generates the inputs once into --cache (never into the repository);
@@ -48,6 +48,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--quick", action="store_true", help="small scale, 1 repeat, 1 thread (CI)")
     ap.add_argument("--exclude", default="", help="comma-separated systems not to run (e.g. rustworkx)")
+    ap.add_argument("--cases", default="",
+                    help="comma-separated case names to run (e.g. bfs,sssp; default all); with --merge "
+                         "the other cases keep their rows")
     ap.add_argument("--merge", action="store_true",
                     help="keep the other suites' results from the existing --json file (re-run some suites)")
     a = ap.parse_args()
@@ -68,6 +71,12 @@ def main() -> int:
     cases = []
     for s in a.suite:
         cases += importlib.import_module(f"suites.{s}").cases(ctx)
+    if a.cases:
+        wanted = {x.strip() for x in a.cases.split(",") if x.strip()}
+        unknown = wanted - {c.name for c in cases}
+        if unknown:
+            ap.error(f"--cases: no case named {', '.join(sorted(unknown))} in the suites run")
+        cases = [c for c in cases if c.name in wanted]
     for case in cases:
         for x in excluded:
             case.systems.pop(x, None)
@@ -124,7 +133,7 @@ def main() -> int:
         payload["command"] = old["command"] + "\n" + argv_line
         labels = {g["label"] for g in info["graphs"]}
         info["graphs"] += [g for g in old["machine"]["graphs"] if g["label"] not in labels]
-        rerun = {(c.suite, c.graph) for c in cases}
+        rerun = {(c.suite, c.name, c.graph) for c in cases}
         payload["mismatches"] = [m for m in old.get("mismatches", [])
                                  if mismatch_case(m) not in rerun] + mismatches
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -168,10 +177,11 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
     return data["times"], data.get("check", {})
 
 
-def mismatch_case(line: str) -> tuple[str, str]:
-    """(suite, graph) of a line written by `guard` ("suite/case name graph t=N: ...")."""
-    head = line.split(" t=")[0]
-    return head.split("/")[0], head.rsplit(" ", 1)[-1]
+def mismatch_case(line: str) -> tuple[str, str, str]:
+    """(suite, case, graph) of a line written by `guard` ("suite/case name graph t=N: ...")."""
+    suite, rest = line.split(" t=")[0].split("/", 1)
+    name, graph = rest.rsplit(" ", 1)
+    return suite, name, graph
 
 
 def guard(cases, results) -> list[str]:

@@ -6,7 +6,8 @@
 //! * [`concurrent`] — that stream one update at a time (each acknowledged before the next is
 //!   sent, as Aspen applies them, so latency is not queueing behind a backlog) while BFS runs
 //!   from random sources back to back on the newest version, alternating with BFS runs with
-//!   nothing else running.
+//!   nothing else running. Each BFS flattens the version and computes hop distances
+//!   ([`bfs::depths`], what `weald run bfs` times).
 //! * [`ingest`] — the stream in batches through the store (log with a given fsync policy) or
 //!   applied the same way to a [`VersionedGraph`] with no log at all (keeping the same number
 //!   of versions as the store's default retention): the cost of durability.
@@ -152,7 +153,7 @@ fn one_bfs<W: Weight>(g: &CTreeGraph<W>, rng: &mut Rng) -> Result<f64> {
     let t = Instant::now();
     let flat = FlatSnapshot::new(g);
     let s = pick_source(&flat, rng);
-    bfs::run(&flat, s, &bfs::Params::default())?;
+    bfs::depths(&flat, s, &bfs::Params::default())?;
     Ok(t.elapsed().as_secs_f64())
 }
 
