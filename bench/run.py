@@ -49,8 +49,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="small scale, 1 repeat, 1 thread (CI)")
     ap.add_argument("--exclude", default="", help="comma-separated systems not to run (e.g. rustworkx)")
     ap.add_argument("--cases", default="",
-                    help="comma-separated case names to run (e.g. bfs,sssp; default all); with --merge "
-                         "the other cases keep their rows")
+                    help="comma-separated cases to run (default all): a case is run if its name is one of "
+                         "them or starts with one followed by a space (`bfs,sssp`; `insert` for every "
+                         "insert size; `visibility`); with --merge the other cases keep their rows")
     ap.add_argument("--merge", action="store_true",
                     help="keep the other suites' results from the existing --json file (re-run some suites)")
     a = ap.parse_args()
@@ -73,10 +74,13 @@ def main() -> int:
         cases += importlib.import_module(f"suites.{s}").cases(ctx)
     if a.cases:
         wanted = {x.strip() for x in a.cases.split(",") if x.strip()}
-        unknown = wanted - {c.name for c in cases}
+
+        def picks(name: str, w: str) -> bool:
+            return name == w or name.startswith(w + " ")
+        unknown = {w for w in wanted if not any(picks(c.name, w) for c in cases)}
         if unknown:
             ap.error(f"--cases: no case named {', '.join(sorted(unknown))} in the suites run")
-        cases = [c for c in cases if c.name in wanted]
+        cases = [c for c in cases if any(picks(c.name, w) for w in wanted)]
     for case in cases:
         for x in excluded:
             case.systems.pop(x, None)
