@@ -39,6 +39,13 @@ fn live() -> isize {
     LIVE.load(Relaxed)
 }
 
+/// The tests count the same allocator: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn batch(k: u32, rng: &mut u64) -> UpdateBatch<i32> {
     let mut b = UpdateBatch::new();
     for _ in 0..2000 {
@@ -60,6 +67,7 @@ fn batch(k: u32, rng: &mut u64) -> UpdateBatch<i32> {
 
 #[test]
 fn versions_are_freed_when_readers_release() {
+    let _one = serial();
     // Warm up rayon's pool and thread-local buffers, which live for the whole process.
     let warm = CTreeGraph::<i32>::new(CTreeOptions::default());
     let mut rng = 88172645463325252u64;
@@ -122,6 +130,69 @@ fn versions_are_freed_when_readers_release() {
         );
         assert!(size > 100_000);
     }
+    let after = live() - before;
+    assert!(after.abs() < 64 * 1024, "{after} bytes leaked");
+}
+
+/// `n` pseudo-random edges among `ids` vertices.
+fn edges(n: usize, ids: u32, rng: &mut u64) -> UpdateBatch<()> {
+    let mut b = UpdateBatch::new();
+    for _ in 0..n {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        b.insert_edges.push((
+            (*rng % ids as u64) as u32,
+            ((*rng >> 32) % ids as u64) as u32,
+            (),
+        ));
+    }
+    b
+}
+
+#[test]
+fn large_versions_are_freed_in_parallel_inside_a_pool() {
+    // A version replaced by a batch that touches most blocks is freed by forked drops of its
+    // large subtrees when the drop runs on a pool thread: all of it must still be freed once,
+    // and the shared trees kept.
+    let _one = serial();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let round = |rng: &mut u64| {
+        let g0 = CTreeGraph::<()>::new(CTreeOptions::default())
+            .apply(&edges(150_000, 20_000, rng), Combine::Min)
+            .0;
+        assert!(g0.num_arcs() > 250_000);
+        let g1 = g0.apply(&edges(30_000, 20_000, rng), Combine::Min).0;
+        assert!(g1.num_arcs() > g0.num_arcs());
+        (g0, g1)
+    };
+    // Warm up the pool's threads and their thread-local buffers.
+    pool.install(|| drop(round(&mut rng)));
+    let before = live();
+    pool.install(|| {
+        let (g0, g1) = round(&mut rng);
+        let arcs = g1.num_arcs();
+        drop(g0);
+        let size = g1.memory_bytes().total as isize;
+        let used = live() - before;
+        assert!(
+            (used - size).abs() < 64 * 1024,
+            "live {used} bytes, the remaining version {size} bytes"
+        );
+        let mut seen = 0;
+        for v in 0..g1.num_vertices() as u32 {
+            g1.for_each_out(v, |_, _| {
+                seen += 1;
+                true
+            });
+        }
+        assert_eq!(seen, arcs, "the remaining version lost arcs");
+        drop(g1);
+    });
     let after = live() - before;
     assert!(after.abs() < 64 * 1024, "{after} bytes leaked");
 }

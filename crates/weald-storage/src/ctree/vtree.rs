@@ -116,11 +116,27 @@ pub(crate) struct VNode<W: Weight> {
     block: Block<W>,
 }
 
+/// Subtrees with at least this many arcs that a dropped node owns alone are freed in parallel.
+const PAR_DROP_ARCS: u64 = 1 << 16;
+
 impl<W: Weight> Drop for VNode<W> {
-    /// The fields are dropped after this: start loading what their drops decrement.
+    /// The fields are dropped after this: start loading what their drops decrement. A version
+    /// replaced by a large batch shares few nodes with its successor, and freeing it walks
+    /// every node and writes every tree count of its blocks (as long as making it took): two
+    /// large subtrees this node is the last owner of are freed by `rayon::join`, when the
+    /// drop runs on a thread of a pool (so it uses that pool's threads, not the global pool's
+    /// behind the caller's back). Shared children are only decremented: not worth a fork.
     #[inline]
     fn drop(&mut self) {
         prefetch_node(self);
+        let alone = |c: &VLink<W>| {
+            c.as_ref()
+                .is_some_and(|a| a.arcs >= PAR_DROP_ARCS && Arc::strong_count(a) == 1)
+        };
+        if alone(&self.left) && alone(&self.right) && rayon::current_thread_index().is_some() {
+            let (l, r) = (self.left.take(), self.right.take());
+            rayon::join(move || drop(l), move || drop(r));
+        }
     }
 }
 
