@@ -125,6 +125,32 @@ impl<W> EdgeMapFn<W> for DepthStep<'_> {
     }
 }
 
+/// The direction-optimising level loop of [`run`] and [`depths`]: level `1, 2, …` is one
+/// [`edge_map`] of `step(level)` from the previous level's frontier, then `after(frontier)`,
+/// until a level is empty. Levels must stay below `limit` (the steps' encoding of a depth).
+fn levels<G: InGraph, S: EdgeMapFn<G::W>>(
+    g: &G,
+    source: Vertex,
+    params: &Params,
+    limit: u32,
+    step: impl Fn(u32) -> S,
+    after: impl Fn(&VertexSubset),
+) {
+    let opts = EdgeMapOptions {
+        threshold: params.threshold,
+        direction: params.direction,
+        output: true,
+    };
+    let mut frontier = VertexSubset::from_vertex(g.num_vertices(), source);
+    let mut level = 0u32;
+    while !frontier.is_empty() {
+        level += 1;
+        assert!(level < limit, "BFS depth exceeds {}", limit - 1);
+        frontier = edge_map(g, &frontier, &step(level), &opts);
+        after(&frontier);
+    }
+}
+
 /// Hop distances from `source` alone (the [`Output::depth`] of [`run`], [`UNREACHED`] for
 /// unreached vertices), by the same direction-optimising steps over a 4-byte depth per vertex:
 /// for callers that do not need the tree (the tree of [`run`] is [`tree_parents`] of these).
@@ -138,22 +164,17 @@ pub fn depths<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Vec<
         .map(|_| AtomicU32::new(UNREACHED))
         .collect();
     depth[source as usize].store(0, Relaxed);
-    let opts = EdgeMapOptions {
-        threshold: params.threshold,
-        direction: params.direction,
-        output: true,
-    };
-    let mut frontier = VertexSubset::from_vertex(n, source);
-    let mut level = 0u32;
-    while !frontier.is_empty() {
-        level += 1;
-        assert!(level < UNREACHED, "BFS depth exceeds 2^32 - 2");
-        let step = DepthStep {
+    levels(
+        g,
+        source,
+        params,
+        UNREACHED,
+        |level| DepthStep {
             depth: &depth,
             level,
-        };
-        frontier = edge_map(g, &frontier, &step, &opts);
-    }
+        },
+        |_| {},
+    );
     Ok(depth.into_iter().map(AtomicU32::into_inner).collect())
 }
 
@@ -220,27 +241,23 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         .map(|_| AtomicU64::new(UNVISITED))
         .collect();
     state[source as usize].store(pack(0, source), Relaxed);
-    let opts = EdgeMapOptions {
-        threshold: params.threshold,
-        direction: params.direction,
-        output: true,
-    };
-    let mut frontier = VertexSubset::from_vertex(n, source);
-    let mut level = 0u32;
-    while !frontier.is_empty() {
-        level += 1;
-        assert!(level < TENTATIVE - 1, "BFS depth exceeds 2^31 - 2");
-        let step = Step {
+    levels(
+        g,
+        source,
+        params,
+        TENTATIVE - 1,
+        |level| Step {
             state: &state,
             level,
-        };
-        frontier = edge_map(g, &frontier, &step, &opts);
-        if !frontier.is_dense() {
-            vertex_map(&frontier, |v| {
-                state[v as usize].fetch_and(!((TENTATIVE as u64) << 32), Relaxed);
-            });
-        }
-    }
+        },
+        |frontier| {
+            if !frontier.is_dense() {
+                vertex_map(frontier, |v| {
+                    state[v as usize].fetch_and(!((TENTATIVE as u64) << 32), Relaxed);
+                });
+            }
+        },
+    );
     let (parent, depth) = state
         .into_par_iter()
         .map(|x| match x.into_inner() {
