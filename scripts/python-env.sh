@@ -9,9 +9,12 @@ if [ ! -x .venv/bin/python ] || ! cmp -s "$req" .venv/.requirements 2>/dev/null;
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
   cp "$req" .venv/.requirements
 fi
-# The `weald` Python package (crates/weald-py + python/weald), built in release mode and
-# installed into .venv. Always run: cargo's incremental build makes it cheap when nothing
-# changed, and it picks up any change to the Rust code.
-echo "== building the weald Python package into .venv (maturin develop --release)"
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release
+# The `weald` Python package (crates/weald-py + python/weald), installed into .venv: a release
+# build, or the Cargo profile named by WEALD_PY_PROFILE (the test suite sets `ci`, the profile its
+# Rust tests were built with, so the workspace crates are compiled once). Always run: cargo's
+# incremental build makes it cheap when nothing changed, and it picks up any change to the Rust
+# code.
+profile="${WEALD_PY_PROFILE:-release}"
+echo "== building the weald Python package into .venv (maturin develop --profile $profile)"
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --profile "$profile"
 .venv/bin/python -c "import weald" || { echo "the weald package does not import" >&2; exit 1; }

@@ -4,16 +4,17 @@
 #  2. Oracle tests: the `weald` binary against networkx on the real graphs (tests/oracle,
 #     pytest in .venv, created here with the pinned packages), and the Python package's tests.
 #  3. The benchmark harness in --quick mode, so that it cannot rot.
-# Steps 2 and 3 use the `weald` binary built with the test profile (optimised, with debug
-# assertions) that step 1 already compiled, instead of a second, release build: CI time. (The
-# Python package stays a release build: `--profile test` would build the library as a test
-# harness executable.)
+# Everything is built once, with the `ci` profile (Cargo.toml: optimised, with debug assertions):
+# the Rust tests, the `weald` binary that steps 2 and 3 run, and the Python package (maturin
+# develop --profile ci), which reuses the workspace crates the tests compiled instead of a
+# second, release build of them (CI time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== cargo test --workspace"
-cargo test --workspace --no-fail-fast
-export WEALD_BIN="$PWD/target/debug/weald"   # built by step 1 (weald-cli's integration tests)
-test -x "$WEALD_BIN" || cargo build --profile test -q -p weald-cli
+echo "== cargo test --workspace --profile ci"
+cargo test --workspace --no-fail-fast --profile ci
+export WEALD_BIN="$PWD/target/ci/weald"   # built by step 1 (weald-cli's integration tests)
+test -x "$WEALD_BIN" || cargo build --profile ci -q -p weald-cli
+export WEALD_PY_PROFILE=ci   # scripts/python-env.sh (here and in the harness's python suite)
 bash scripts/python-env.sh
 echo "== oracle tests (pytest tests/oracle)"
 .venv/bin/python -m pytest -q tests/oracle
