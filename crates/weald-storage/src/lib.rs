@@ -15,17 +15,4 @@ pub use ctree::{
     CTreeGraph, CTreeOptions, CTreeSet, FlatSnapshot, MemoryReport, Snapshot, VersionedGraph,
 };
 
-/// Ask the CPU to start loading the cache line at `p` (a hint; no effect on correctness).
-/// Used where the next accesses are known but not sequential: the C-trees' path copying (both
-/// children of a node at once instead of one cold miss after the other) and the adjacency of
-/// vertices a few ahead in a scan that skips some (a CSR's pull with early exit).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use weald_graph::prefetch;

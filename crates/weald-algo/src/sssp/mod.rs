@@ -19,7 +19,9 @@ pub mod delta_stepping;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::{concat, pack_index};
-use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX};
+use weald_graph::{
+    DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX, PREFETCH_AHEAD,
+};
 
 /// Shortest-path distances and a shortest-path tree from one source.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +78,8 @@ pub(crate) trait Slots: Sync {
     fn get(&self, v: usize) -> u64;
     /// Lower the slot of `v` to `bits`; `true` if this call lowered it.
     fn lower(&self, v: usize, bits: u64) -> bool;
+    /// Start loading the slot of `v` (a hint; `v` out of range is ignored).
+    fn prefetch(&self, v: usize);
 }
 
 impl Slots for [AtomicU64] {
@@ -87,6 +91,10 @@ impl Slots for [AtomicU64] {
     fn lower(&self, v: usize, bits: u64) -> bool {
         let slot = &self[v];
         bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed)
+    }
+    #[inline(always)]
+    fn prefetch(&self, v: usize) {
+        weald_graph::prefetch(self.as_ptr().wrapping_add(v));
     }
 }
 
@@ -147,10 +155,24 @@ impl Slots for Narrow {
         let slot = &self.slots[v];
         x < slot.load(Relaxed) && x < slot.fetch_min(x, Relaxed)
     }
+    #[inline(always)]
+    fn prefetch(&self, v: usize) {
+        weald_graph::prefetch(self.slots.as_ptr().wrapping_add(v));
+    }
 }
+
+/// Arcs ahead of the current one whose distance slot [`relax_frontier`] prefetches (on graphs
+/// that expose neighbour slices).
+const SLOT_AHEAD: usize = 16;
 
 /// Relax every out-arc of the `frontier` vertices. Returns the vertices whose distance
 /// decreased, each once (`queued` marks them; the caller must clear the marks).
+///
+/// The time goes to the random reads of the neighbours' slots, and a mispredicted "lowered?"
+/// branch discards the loads the CPU had started past it: so, where the graph exposes the
+/// neighbour list as a slice (the CSR), the slot `SLOT_AHEAD` arcs ahead is prefetched (the
+/// prefetch survives the misprediction), and the adjacency of the frontier vertex
+/// [`PREFETCH_AHEAD`] ahead is prefetched too.
 pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
     g: &G,
     frontier: &[Vertex],
@@ -159,7 +181,16 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
 ) -> Vec<Vertex> {
     let relax = |u: Vertex, out: &mut Vec<Vertex>| {
         let du = DistOf::<G>::from_ordered_bits(dist.get(u as usize));
+        let ahead = g
+            .out_neighbors_slice(u)
+            .filter(|s| s.len() > SLOT_AHEAD)
+            .map_or(&[][..], |s| &s[SLOT_AHEAD..]);
+        let mut i = 0;
         g.for_each_out(u, |v, w| {
+            if let Some(&a) = ahead.get(i) {
+                dist.prefetch(a as usize);
+            }
+            i += 1;
             let vi = v as usize;
             if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
                 && !queued[vi].load(Relaxed)
@@ -170,18 +201,24 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
             true
         });
     };
+    let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
+        let k = PREFETCH_AHEAD as usize;
+        for (i, &u) in part.iter().enumerate() {
+            if let Some(&a) = part.get(i + k) {
+                g.prefetch_out(a);
+            }
+            relax(u, out);
+        }
+    };
     if frontier.len() < 64 {
         let mut out = Vec::new();
-        for &u in frontier {
-            relax(u, &mut out);
-        }
+        run(frontier, &mut out);
         out
     } else {
         let parts: Vec<Vec<Vertex>> = frontier
-            .par_iter()
-            .with_min_len(16)
-            .fold(Vec::new, |mut out, &u| {
-                relax(u, &mut out);
+            .par_chunks(32)
+            .fold(Vec::new, |mut out, part| {
+                run(part, &mut out);
                 out
             })
             .collect();
