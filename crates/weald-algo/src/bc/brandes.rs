@@ -12,7 +12,9 @@
 //! Determinism: the backward sweep sums each vertex's successors in adjacency order, and σ are
 //! integers added exactly (up to 2⁵³), so the result does not depend on the thread count.
 
-use crate::traverse::{edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset};
+use crate::traverse::{
+    edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
+};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
@@ -140,12 +142,30 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
                 }
                 let v = vs[i];
                 let mut acc = 0.0;
-                g.for_each_out(v, |w, _| {
+                let mut pull = |w: Vertex| {
                     if level[w as usize] == next {
                         acc += f64::from_bits(share[w as usize].load(Relaxed));
                     }
-                    true
-                });
+                };
+                match g.out_neighbors_slice(v) {
+                    // The level test is a random read and an unpredictable branch: prefetch
+                    // the level of the neighbour ARCS_AHEAD arcs ahead (see
+                    // `for_each_out_ahead`; this loop needs no weights, so it reads the slice).
+                    Some(s) => {
+                        for (j, &w) in s.iter().enumerate() {
+                            if let Some(&a) = s.get(j + ARCS_AHEAD) {
+                                weald_graph::prefetch(level.as_ptr().wrapping_add(a as usize));
+                            }
+                            pull(w);
+                        }
+                    }
+                    None => {
+                        g.for_each_out(v, |w, _| {
+                            pull(w);
+                            true
+                        });
+                    }
+                }
                 // Only the next level's shares are read in this round: writing this level's
                 // is safe.
                 let sv = sigma[v as usize];

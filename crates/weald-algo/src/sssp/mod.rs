@@ -16,6 +16,7 @@
 pub mod bellman_ford;
 pub mod delta_stepping;
 
+use crate::traverse::for_each_out_ahead;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::{concat, pack_index};
@@ -161,18 +162,13 @@ impl Slots for Narrow {
     }
 }
 
-/// Arcs ahead of the current one whose distance slot [`relax_frontier`] prefetches (on graphs
-/// that expose neighbour slices).
-const SLOT_AHEAD: usize = 16;
-
 /// Relax every out-arc of the `frontier` vertices. Returns the vertices whose distance
 /// decreased, each once (`queued` marks them; the caller must clear the marks).
 ///
-/// The time goes to the random reads of the neighbours' slots, and a mispredicted "lowered?"
-/// branch discards the loads the CPU had started past it: so, where the graph exposes the
-/// neighbour list as a slice (the CSR), the slot `SLOT_AHEAD` arcs ahead is prefetched (the
-/// prefetch survives the misprediction), and the adjacency of the frontier vertex
-/// [`PREFETCH_AHEAD`] ahead is prefetched too.
+/// The time goes to the random reads of the neighbours' slots: the slot of the neighbour
+/// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
+/// ([`for_each_out_ahead`]), and so is the adjacency of the frontier vertex
+/// [`PREFETCH_AHEAD`] ahead.
 pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
     g: &G,
     frontier: &[Vertex],
@@ -181,25 +177,20 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
 ) -> Vec<Vertex> {
     let relax = |u: Vertex, out: &mut Vec<Vertex>| {
         let du = DistOf::<G>::from_ordered_bits(dist.get(u as usize));
-        let ahead = g
-            .out_neighbors_slice(u)
-            .filter(|s| s.len() > SLOT_AHEAD)
-            .map_or(&[][..], |s| &s[SLOT_AHEAD..]);
-        let mut i = 0;
-        g.for_each_out(u, |v, w| {
-            if let Some(&a) = ahead.get(i) {
-                dist.prefetch(a as usize);
-            }
-            i += 1;
-            let vi = v as usize;
-            if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
-                && !queued[vi].load(Relaxed)
-                && !queued[vi].swap(true, Relaxed)
-            {
-                out.push(v);
-            }
-            true
-        });
+        for_each_out_ahead(
+            g,
+            u,
+            |a| dist.prefetch(a as usize),
+            |v, w| {
+                let vi = v as usize;
+                if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
+                    && !queued[vi].load(Relaxed)
+                    && !queued[vi].swap(true, Relaxed)
+                {
+                    out.push(v);
+                }
+            },
+        );
     };
     let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
         let k = PREFETCH_AHEAD as usize;
