@@ -62,3 +62,30 @@ pub fn for_each_out_ahead<G: Graph>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traverse::testutil::csr;
+    use std::cell::RefCell;
+
+    /// A star: vertex 0 joined to 1..=40 (40 arcs out of 0, more than ARCS_AHEAD), and a short
+    /// list (vertex 1: one arc). Every arc reaches `f` once, in adjacency order; `ahead` sees
+    /// the neighbours from position ARCS_AHEAD on, in order, and nothing on a short list.
+    #[test]
+    fn every_arc_once_and_the_right_neighbours_ahead() {
+        let arcs: Vec<(Vertex, Vertex)> = (1..=40).map(|v| (0, v)).collect();
+        let g = csr(41, &arcs, false);
+        let seen = RefCell::new(Vec::new());
+        let mut got = Vec::new();
+        for_each_out_ahead(&g, 0, |a| seen.borrow_mut().push(a), |u, _| got.push(u));
+        let expect: Vec<Vertex> = (1..=40).collect();
+        assert_eq!(got, expect);
+        assert_eq!(*seen.borrow(), expect[ARCS_AHEAD..].to_vec());
+        seen.borrow_mut().clear();
+        got.clear();
+        for_each_out_ahead(&g, 1, |a| seen.borrow_mut().push(a), |u, _| got.push(u));
+        assert_eq!(got, vec![0]);
+        assert!(seen.borrow().is_empty());
+    }
+}
