@@ -1,9 +1,15 @@
-//! Byte codes: variable-length integers and difference coding of sorted sequences.
+//! Integer codes: variable-length integers (byte codes), difference coding of sorted
+//! sequences, and bit-packed runs.
 //!
 //! A sorted run `x0 < x1 < ... ` is stored relative to a `base` (usually the source vertex):
 //! the first element as a zig-zag signed difference `x0 - base`, then the gaps `x_i - x_{i-1}`,
 //! each as a little-endian base-128 varint (7 bits per byte, high bit = "more bytes follow").
 //! Neighbours of real graphs are clustered around their source, so most gaps take one byte.
+//!
+//! Bit packing ([`pack_bits`], [`unpack_bits`]) stores a run of values at one width, that of
+//! its largest value: decoding is a load, a shift and a mask per value, with no branch on the
+//! data, where a varint decoder mispredicts the end of every code whose length differs from
+//! the last one's. The C-tree's chunks store their gaps this way.
 
 use crate::Vertex;
 
@@ -137,6 +143,202 @@ pub fn validate_sorted(base: Vertex, bytes: &[u8], count: usize) -> Option<Vec<V
     (pos == bytes.len()).then_some(out)
 }
 
+/// Bits needed to write `x` (at least 1): the width of a bit-packed run whose largest value
+/// is `x`.
+#[inline]
+pub fn bit_width(x: u32) -> u32 {
+    (32 - x.leading_zeros()).max(1)
+}
+
+/// Bytes taken by `count` values packed at `width` bits each.
+#[inline]
+pub fn packed_len(count: usize, width: u32) -> usize {
+    (count * width as usize).div_ceil(8)
+}
+
+/// Appends values of given widths to a byte vector as one little-endian bit string: value
+/// after value, each in the bits that follow the last one's, the last byte zero-padded. The
+/// total number of bits is fixed up front, so every value ends with one unconditional 8-byte
+/// store of the pending bits (no branch on the data, no growth checks).
+pub struct BitWriter<'a> {
+    out: &'a mut Vec<u8>,
+    /// Byte holding the first pending bit.
+    at: usize,
+    /// Pending bits (fewer than 8 between values).
+    acc: u64,
+    bits: u32,
+    /// Bits written and bits promised.
+    pos: usize,
+    total: usize,
+}
+
+impl<'a> BitWriter<'a> {
+    /// A writer of exactly `total_bits` bits, appended to `out`.
+    pub fn new(out: &'a mut Vec<u8>, total_bits: usize) -> Self {
+        // Room for the bytes plus one 8-byte store past them (spare capacity, never exposed).
+        out.reserve(total_bits.div_ceil(8) + 8);
+        let at = out.len();
+        BitWriter {
+            out,
+            at,
+            acc: 0,
+            bits: 0,
+            pos: 0,
+            total: total_bits,
+        }
+    }
+
+    /// Append the low `width` bits of `v` (`width <= 32`; `v` must have no higher bits).
+    #[inline(always)]
+    pub fn put(&mut self, v: u32, width: u32) {
+        debug_assert!(width <= 32 && (width == 32 || v >> width == 0));
+        self.pos += width as usize;
+        // The store below relies on the promised total.
+        assert!(self.pos <= self.total, "more bits than promised");
+        self.acc |= (v as u64) << self.bits;
+        self.bits += width;
+        // SAFETY: the pending bits start in byte `at`, which holds a bit below `pos` <=
+        // `total` (or is the byte after the last), so at + 8 <= start + total / 8 + 8 <=
+        // capacity (reserved in `new`).
+        unsafe {
+            std::ptr::write_unaligned(
+                self.out.as_mut_ptr().add(self.at) as *mut u64,
+                self.acc.to_le(),
+            )
+        };
+        let whole = self.bits / 8;
+        self.at += whole as usize;
+        self.acc >>= whole * 8;
+        self.bits -= whole * 8;
+    }
+
+    /// Append `nbits` bits of `src` starting at bit `from` (56 bits, seven bytes, per load
+    /// and store; 32 at a time near the end of `src`).
+    pub fn copy_bits(&mut self, src: &[u8], mut from: usize, mut nbits: usize) {
+        assert!(self.pos + nbits <= self.total, "more bits than promised");
+        const STEP: usize = 56;
+        while nbits >= STEP && (from >> 3) + 8 <= src.len() {
+            // SAFETY: (from >> 3) + 8 <= src.len().
+            let word = u64::from_le(unsafe {
+                std::ptr::read_unaligned(src.as_ptr().add(from >> 3) as *const u64)
+            });
+            let v = (word >> (from & 7)) & ((1u64 << STEP) - 1);
+            // Fewer than 8 bits are pending, so the 56 new ones fit above them in the word.
+            self.acc |= v << self.bits;
+            // SAFETY: as in `put`: byte `at` holds a bit below pos + 56 <= total.
+            unsafe {
+                std::ptr::write_unaligned(
+                    self.out.as_mut_ptr().add(self.at) as *mut u64,
+                    self.acc.to_le(),
+                )
+            };
+            self.at += STEP / 8;
+            self.acc >>= STEP;
+            self.pos += STEP;
+            from += STEP;
+            nbits -= STEP;
+        }
+        while nbits > 0 {
+            let k = nbits.min(32) as u32;
+            self.put(read_bits(src, from, k), k);
+            from += k as usize;
+            nbits -= k as usize;
+        }
+    }
+
+    /// Finish the bit string (all promised bits must have been written).
+    pub fn finish(self) {
+        assert_eq!(self.pos, self.total, "fewer bits than promised");
+        let len = self.at + (self.bits > 0) as usize;
+        // SAFETY: bytes up to `at` were completed by the stores in `put`, and the partial
+        // byte `at` (if any bits are pending) was written by the last store, zero-padded.
+        unsafe { self.out.set_len(len) };
+    }
+}
+
+/// The `width` bits (`<= 32`) of `bytes` starting at bit `bit` (an 8-byte load, or a padded
+/// copy near the end of the slice).
+#[inline(always)]
+fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u32 {
+    let at = bit >> 3;
+    let word = if at + 8 <= bytes.len() {
+        // SAFETY: at + 8 <= len.
+        u64::from_le(unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(at) as *const u64) })
+    } else {
+        let mut buf = [0u8; 8];
+        let stop = bytes.len().min(at + 8);
+        buf[..stop - at].copy_from_slice(&bytes[at..stop]);
+        u64::from_le_bytes(buf)
+    };
+    ((word >> (bit & 7)) & ((1u64 << width) - 1)) as u32
+}
+
+/// Append `vals`, each below `2^width` (`1 <= width <= 32`), packed at `width` bits each:
+/// value `i` occupies bits `i*width .. (i+1)*width` of the little-endian bit string, and the
+/// last byte is zero-padded ([`packed_len`] bytes in all).
+pub fn pack_bits(out: &mut Vec<u8>, vals: impl ExactSizeIterator<Item = u32>, width: u32) {
+    debug_assert!((1..=32).contains(&width));
+    let mut w = BitWriter::new(out, vals.len() * width as usize);
+    for v in vals {
+        w.put(v, width);
+    }
+    w.finish();
+}
+
+/// Call `f` on the `count` values packed by [`pack_bits`] at the start of `bytes`, in order,
+/// until it returns `false`; returns `false` iff stopped early.
+///
+/// `bytes` may run on past the packed values (a chunk's weights follow its gaps): each value
+/// is read as one unaligned 8-byte load, shift and mask, with no branch on the data, while
+/// 8 bytes remain in the slice; the last few values are read byte by byte. Panics if `bytes`
+/// is shorter than [`packed_len`]`(count, width)`.
+#[inline(always)]
+pub fn unpack_bits(bytes: &[u8], count: usize, width: u32, f: impl FnMut(u32) -> bool) -> bool {
+    unpack_bits_from(bytes, 0, count, width, f)
+}
+
+/// [`unpack_bits`] of the values `first .. first + count` of the packed run.
+#[inline(always)]
+pub fn unpack_bits_from(
+    bytes: &[u8],
+    first: usize,
+    count: usize,
+    width: u32,
+    mut f: impl FnMut(u32) -> bool,
+) -> bool {
+    debug_assert!(count == 0 || (1..=32).contains(&width));
+    if count == 0 {
+        return true;
+    }
+    assert!(
+        bytes.len() >= packed_len(first + count, width),
+        "packed run cut short"
+    );
+    let w = width as usize;
+    let mask = (1u64 << width) - 1;
+    let end = (first + count) * w;
+    // Value at bit `bit` starts in byte bit / 8; an 8-byte load from there stays in `bytes`
+    // iff bit / 8 <= len - 8, i.e. bit < (len - 7) * 8.
+    let fast_end = end.min(bytes.len().saturating_sub(7) * 8);
+    let p = bytes.as_ptr();
+    let mut bit = first * w;
+    while bit < fast_end {
+        // SAFETY: bit / 8 + 8 <= bytes.len() (above).
+        let word = u64::from_le(unsafe { std::ptr::read_unaligned(p.add(bit >> 3) as *const u64) });
+        if !f(((word >> (bit & 7)) & mask) as u32) {
+            return false;
+        }
+        bit += w;
+    }
+    while bit < end {
+        if !f(read_bits(bytes, bit, width)) {
+            return false;
+        }
+        bit += w;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +377,83 @@ mod tests {
         fn validate_never_panics(base in any::<u32>(), bytes in proptest::collection::vec(any::<u8>(), 0..64), count in 0usize..40) {
             let _ = validate_sorted(base, &bytes, count);
         }
+    }
+
+    proptest! {
+        #[test]
+        fn bits_round_trip(vals in proptest::collection::vec(any::<u32>(), 0..200), shift in 0u32..32, tail in 0usize..12) {
+            // Values of a given width (shift narrows them), followed by `tail` unrelated bytes.
+            let vals: Vec<u32> = vals.into_iter().map(|v| v >> shift).collect();
+            let width = vals.iter().copied().max().map_or(1, bit_width);
+            let mut b = vec![];
+            pack_bits(&mut b, vals.iter().copied(), width);
+            prop_assert_eq!(b.len(), packed_len(vals.len(), width));
+            b.extend(std::iter::repeat_n(0xa5, tail));
+            let mut got = vec![];
+            let all = unpack_bits(&b, vals.len(), width, |v| {
+                got.push(v);
+                true
+            });
+            prop_assert!(all);
+            prop_assert_eq!(got, vals);
+        }
+    }
+
+    proptest! {
+        /// A run re-packed from pieces (values put one by one, and runs copied bit by bit
+        /// from another packing) equals the run packed at once; unpacking from an offset
+        /// gives the tail.
+        #[test]
+        fn bits_copy_and_offsets(vals in proptest::collection::vec(any::<u32>(), 1..150), shift in 0u32..32, cut in 0usize..150) {
+            let vals: Vec<u32> = vals.into_iter().map(|v| v >> shift).collect();
+            let width = vals.iter().copied().max().map_or(1, bit_width);
+            let cut = cut.min(vals.len());
+            let mut whole = vec![];
+            pack_bits(&mut whole, vals.iter().copied(), width);
+            let mut pieces = vec![7u8];
+            let mut w = BitWriter::new(&mut pieces, vals.len() * width as usize);
+            for &v in &vals[..cut] {
+                w.put(v, width);
+            }
+            w.copy_bits(&whole, cut * width as usize, (vals.len() - cut) * width as usize);
+            w.finish();
+            prop_assert_eq!(&pieces[1..], &whole[..]);
+            let mut tail = vec![];
+            unpack_bits_from(&whole, cut, vals.len() - cut, width, |v| {
+                tail.push(v);
+                true
+            });
+            prop_assert_eq!(&tail[..], &vals[cut..]);
+        }
+    }
+
+    #[test]
+    fn bits_widths_and_early_exit() {
+        assert_eq!(bit_width(0), 1);
+        assert_eq!(bit_width(1), 1);
+        assert_eq!(bit_width(2), 2);
+        assert_eq!(bit_width(255), 8);
+        assert_eq!(bit_width(256), 9);
+        assert_eq!(bit_width(u32::MAX), 32);
+        // Three 5-bit values: 15 bits, two bytes, the top bit zero.
+        let mut b = vec![];
+        pack_bits(&mut b, [31, 1, 16].into_iter(), 5);
+        assert_eq!(b, vec![0b0011_1111, 0b0100_0000]);
+        let mut seen = vec![];
+        assert!(!unpack_bits(&b, 3, 5, |v| {
+            seen.push(v);
+            v != 1
+        }));
+        assert_eq!(seen, vec![31, 1]);
+        let full = [u32::MAX, 0, 7];
+        let mut b = vec![];
+        pack_bits(&mut b, full.into_iter(), 32);
+        let mut got = vec![];
+        unpack_bits(&b, 3, 32, |v| {
+            got.push(v);
+            true
+        });
+        assert_eq!(got, full);
     }
 
     #[test]

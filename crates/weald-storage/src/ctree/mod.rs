@@ -27,11 +27,13 @@
 //!
 //! One immutable allocation per chunk, reached by an 8-byte thin pointer (null = empty) and
 //! shared between versions by reference counting (path copying never copies chunk bytes):
-//! `u32 refcount | u32 length | varint count | varint (last - first) |
-//! varint zigzag(first - base) | varint gaps... | weights (W::BYTES each, little-endian;
-//! nothing for W = ())`. `base` is the source vertex for a prefix and the head for a tail, so
-//! neighbours close to their source cost one byte. Count, first and last are O(1) from the
-//! header. Counts are varints (no limit on chunk size or degree).
+//! `u32 refcount | u32 length | varint count | u8 width | varint zigzag(first - base) |
+//! gaps bit-packed at `width` bits each | varint (last - first) | weights (W::BYTES each,
+//! little-endian; nothing for W = ())`. `base` is the source vertex for a prefix and the
+//! head for a tail, so neighbours close to their source cost few bits. Count and first are
+//! O(1) from the header, last from the span after the gaps (whose length the count and
+//! width give). Counts are varints (no limit on chunk size or degree). One width per chunk,
+//! that of its widest gap (the encoding is canonical: equal sets give equal bytes).
 //!
 //! ## Complexity (n = tree size, k = batch size, b = expected chunk size)
 //!
@@ -70,13 +72,16 @@
 //!
 //! An update that lands in a chunk rewrites it, and the chunk an update lands in is
 //! size-biased: about 2b elements, not b. When the edits bring no new head the chunk stays one
-//! chunk, and `Chunk::splice` rewrites it without decoding it into a vector: it scans the
-//! gaps to each edit, copies the bytes of untouched runs (gaps and weights), encodes only the
-//! gaps next to an edit, and copies everything after the last edit at once. Batches that
-//! continue the graph's own RMAT stream (`weald bench updates FILE --graph-seed 1`, updates on
-//! the hubs) went from 0.9–1.2e5 to 2.2–2.3e5 inserted edges/s at batches of 1000 and from
-//! 3.2–4.0e5 to 6.9–7.3e5 at 1e5 (1 thread, scale 20); batches whose ids are independent of
-//! the graph's (the default: they mostly hit low-degree vertices) did not change.
+//! chunk, and `Chunk::splice` rewrites it without decoding all of it: the old elements before
+//! the first edit (the lead) are only counted, those up to the last edit are decoded and
+//! merged with the edits, and the lead's and the rest's gaps are copied as bits (56 at a
+//! time) when the width does not change, their weights as bytes. Batches that continue the
+//! graph's own RMAT stream (`weald bench updates FILE --graph-seed 1`, updates on the hubs)
+//! went from 0.9–1.2e5 to 2.2–2.3e5 inserted edges/s at batches of 1000 and from 3.2–4.0e5
+//! to 6.9–7.3e5 at 1e5 (1 thread, scale 20) when splicing replaced decode-merge-encode (with
+//! varint gaps). Bit-packing the gaps kept the hub rates (interleaved runs within noise);
+//! batches of 1e5 and 1e6 independent edges (mostly low-degree vertices, small chunks, where
+//! the splice's fixed costs weigh more) insert 3–5 % slower than with varint gaps.
 //!
 //! ## Scans (what global algorithms cost)
 //!
@@ -89,27 +94,37 @@
 //! overlap. On RMAT scale 20, 1 thread, this took BFS from 0.10 to 0.068 s, MIS from 1.48
 //! to 0.64 s, CC from 0.27 to 0.15 s and BC from 1.44 to 1.10 s (medians of 4; a noisy
 //! machine, old and new binaries alternating). With it, reaching the chunks costs little (a
-//! pass reading every vertex's degree: 14 ms); what remains is decoding. A pass summing all
-//! 31.4 M neighbour ids takes 15 ms on the CSR and 140 ms here: random neighbours give
-//! varints of one to three bytes in no predictable order, and the byte-at-a-time decoder
-//! mispredicts their ends (1.1 ns per element when all gaps take one byte, 4.3 ns when they
-//! mix one and two, 5.6 ns for two and three, in a hot cache). A word-at-a-time decoder
-//! without length branches (tried; 2.0 / 3.5 / 6.2 ns) did not pay: its longer dependency
-//! chain per word costs what the mispredictions did.
+//! pass reading every vertex's degree: 14 ms); what remains is decoding.
+//!
+//! Gaps are bit-packed, one width per chunk, so that decoding has no branch on the data: each
+//! gap is one unaligned 8-byte load, a shift and a mask. Varint gaps (the earlier layout)
+//! were one to three bytes in no predictable order for random neighbours, and the
+//! byte-at-a-time decoder mispredicted their ends (1.1 ns per element when all gaps took one
+//! byte, 4.3 ns when they mixed one and two, 5.6 ns for two and three, in a hot cache; a
+//! word-at-a-time varint decoder without length branches did not pay either). A pass summing
+//! all neighbour ids on one thread (`cargo run --release --example scan_timing -p weald-io
+//! -- FILE`, medians of 9) takes, on RMAT scale 20 (31.4 M arcs), 15 ms on the CSR, 99 ms on
+//! varint chunks and 48 ms on bit-packed ones; on a uniform random graph of the same size
+//! (33.6 M arcs), 14 ms, 146 ms and 40 ms. Kernels on C-tree snapshots gained with it (RMAT
+//! scale 20, 1 thread, interleaved medians): PageRank 2.08 → 1.28 s, MIS 0.36 → 0.28 s,
+//! BC 0.41 → 0.32 s, CC 0.078 → 0.067 s, BFS 0.064 → 0.061 s.
 //!
 //! ## Memory
 //!
 //! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
 //! of `Arc` counts) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
 //! with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
-//! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc about one byte of gap for
-//! clustered neighbours, two to three for random ones, plus `W::BYTES`.
+//! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in
+//! bits (a few for clustered neighbours; for random ones about log2(n / degree) plus two or
+//! three, the width being that of the chunk's widest gap), plus `W::BYTES`.
 //! [`MemoryReport`] counts exactly the bytes requested from the allocator (the no-leak test
 //! checks this with a counting allocator), excluding allocator overhead.
 //! At RMAT scale 20 (`weald info FILE --backend ctree --json`: 1,048,575 vertices, 38 % of
-//! them without edges, 31.4 M arcs): **2.99 bytes per arc** = vertex tree 0.51 (16.1 MB) +
-//! chunks 2.27 + edge-tree nodes 0.21. With one 64-byte node per vertex (before the blocks)
-//! the vertex tree alone took 2.14 bytes per arc (4.61 in all).
+//! them without edges, 31.4 M arcs): **2.80 bytes per arc** = vertex tree 0.51 (16.1 MB) +
+//! chunks 2.08 (65.4 MB; 2.27 with varint gaps) + edge-tree nodes 0.21. A uniform random
+//! graph of 2^20 vertices and 33.6 M arcs: 3.55 bytes per arc (3.90 with varint gaps).
+//! With one 64-byte node per vertex (before the blocks) the vertex tree alone took 2.14
+//! bytes per arc (4.61 in all).
 //!
 //! ## Ids
 //!

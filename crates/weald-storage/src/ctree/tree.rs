@@ -491,12 +491,7 @@ fn delete_rec<W: Weight>(
     ks: &[Vertex],
 ) -> (Chunk, Link<W>) {
     let Some(n) = root else {
-        let Some((_, first, last)) = prefix.header(base) else {
-            return (Chunk::empty(), None);
-        };
-        if ks[ks.len() - 1] < first || ks[0] > last {
-            return (prefix.clone(), None);
-        }
+        // (A splice that deletes nothing returns the chunk itself.)
         return (prefix.splice::<W>(base, &[], ks, Combine::First), None);
     };
     prefetch_node(n);
