@@ -290,11 +290,12 @@ pub fn pack_bits(out: &mut Vec<u8>, vals: impl ExactSizeIterator<Item = u32>, wi
 ///
 /// `bytes` may run on past the packed values (a chunk's weights follow its gaps): each value
 /// is read as one unaligned 8-byte load, shift and mask, with no branch on the data, while
-/// 8 bytes remain in the slice; the last few values are read byte by byte. Panics if `bytes`
-/// is shorter than [`packed_len`]`(count, width)`.
+/// 8 bytes remain in the slice; the last few values are cut from the slice's last 8 bytes
+/// (byte by byte only if the slice is shorter than 8). Panics if `bytes` is shorter than
+/// [`packed_len`]`(count, width)`.
 #[inline(always)]
 pub fn unpack_bits(bytes: &[u8], count: usize, width: u32, f: impl FnMut(u32) -> bool) -> bool {
-    unpack_bits_from(bytes, 0, count, width, f)
+    unpack_bits_at(bytes, 0, count, width, f)
 }
 
 /// [`unpack_bits`] of the values `first .. first + count` of the packed run.
@@ -304,24 +305,35 @@ pub fn unpack_bits_from(
     first: usize,
     count: usize,
     width: u32,
+    f: impl FnMut(u32) -> bool,
+) -> bool {
+    unpack_bits_at(bytes, first * width as usize, count, width, f)
+}
+
+/// [`unpack_bits`] of `count` values packed from bit `start` of `bytes` on (a packed run that
+/// does not start on a byte boundary, or one inside a longer record: pass the whole record,
+/// so that more of the values are read by the fast loads).
+#[inline(always)]
+pub fn unpack_bits_at(
+    bytes: &[u8],
+    start: usize,
+    count: usize,
+    width: u32,
     mut f: impl FnMut(u32) -> bool,
 ) -> bool {
     debug_assert!(count == 0 || (1..=32).contains(&width));
     if count == 0 {
         return true;
     }
-    assert!(
-        bytes.len() >= packed_len(first + count, width),
-        "packed run cut short"
-    );
     let w = width as usize;
+    let end = start + count * w;
+    assert!(bytes.len() * 8 >= end, "packed run cut short");
     let mask = (1u64 << width) - 1;
-    let end = (first + count) * w;
     // Value at bit `bit` starts in byte bit / 8; an 8-byte load from there stays in `bytes`
     // iff bit / 8 <= len - 8, i.e. bit < (len - 7) * 8.
     let fast_end = end.min(bytes.len().saturating_sub(7) * 8);
     let p = bytes.as_ptr();
-    let mut bit = first * w;
+    let mut bit = start;
     while bit < fast_end {
         // SAFETY: bit / 8 + 8 <= bytes.len() (above).
         let word = u64::from_le(unsafe { std::ptr::read_unaligned(p.add(bit >> 3) as *const u64) });
@@ -329,6 +341,21 @@ pub fn unpack_bits_from(
             return false;
         }
         bit += w;
+    }
+    if bit < end && bytes.len() >= 8 {
+        // The rest lies in the last 8 bytes: load them once. A value at byte `at` (> len - 8)
+        // is at bit (at - (len - 8)) * 8 + bit % 8 <= 63 of that word, and the word holds
+        // all of its bits, since it ends where `bytes` does.
+        let last = bytes.len() - 8;
+        // SAFETY: last + 8 == bytes.len().
+        let word = u64::from_le(unsafe { std::ptr::read_unaligned(p.add(last) as *const u64) });
+        while bit < end {
+            let shift = bit - last * 8;
+            if !f(((word >> shift) & mask) as u32) {
+                return false;
+            }
+            bit += w;
+        }
     }
     while bit < end {
         if !f(read_bits(bytes, bit, width)) {
@@ -424,6 +451,36 @@ mod tests {
                 true
             });
             prop_assert_eq!(&tail[..], &vals[cut..]);
+        }
+
+        /// A run packed inside a record, from any bit, with any bytes after it: read by
+        /// `unpack_bits_at` from the whole record (the tail values from its last 8 bytes).
+        #[test]
+        fn bits_inside_a_record(
+            vals in proptest::collection::vec(any::<u32>(), 1..60),
+            shift in 0u32..32,
+            pre in proptest::collection::vec(any::<bool>(), 0..40),
+            post in proptest::collection::vec(any::<u8>(), 0..12),
+        ) {
+            let vals: Vec<u32> = vals.into_iter().map(|v| v >> shift).collect();
+            let width = vals.iter().copied().max().map_or(1, bit_width);
+            let mut rec = vec![];
+            let mut w = BitWriter::new(&mut rec, pre.len() + vals.len() * width as usize);
+            for &b in &pre {
+                w.put(b as u32, 1);
+            }
+            for &v in &vals {
+                w.put(v, width);
+            }
+            w.finish();
+            rec.extend_from_slice(&post);
+            let mut got = vec![];
+            let all = unpack_bits_at(&rec, pre.len(), vals.len(), width, |v| {
+                got.push(v);
+                true
+            });
+            prop_assert!(all);
+            prop_assert_eq!(got, vals);
         }
     }
 

@@ -27,8 +27,8 @@
 
 use weald_graph::batch::Combine;
 use weald_graph::codec::{
-    bit_width, get_varint_fast, pack_bits, packed_len, put_varint, unpack_bits, unpack_bits_from,
-    unzigzag, zigzag, BitWriter,
+    bit_width, get_varint_fast, pack_bits, packed_len, put_varint, unpack_bits_at, unzigzag,
+    zigzag, BitWriter,
 };
 use weald_graph::{Vertex, Weight};
 
@@ -184,21 +184,20 @@ impl Chunk {
         }
         let h = Head::read(b, base);
         let mut x = h.first;
-        let gaps = &b[h.data..];
         if W::WEIGHTED {
             let wb = W::BYTES;
             let mut wp = b.len() - h.count * wb;
             if !f(x, W::read_le(&b[wp..wp + wb])) {
                 return false;
             }
-            unpack_bits(gaps, h.count - 1, h.width, |g| {
+            unpack_bits_at(b, h.gap_bit(0), h.count - 1, h.width, |g| {
                 x += g;
                 wp += wb;
                 f(x, W::read_le(&b[wp..wp + wb]))
             })
         } else {
             f(x, W::default())
-                && unpack_bits(gaps, h.count - 1, h.width, |g| {
+                && unpack_bits_at(b, h.gap_bit(0), h.count - 1, h.width, |g| {
                     x += g;
                     f(x, W::default())
                 })
@@ -241,7 +240,6 @@ impl Chunk {
         }
         let h = Head::read(b, base);
         let c = h.count;
-        let gaps = &b[h.data..];
         let wb = W::BYTES;
         let wstart = b.len() - c * wb;
         let old_w = |i: usize, j: usize| &b[wstart + i * wb..wstart + j * wb];
@@ -269,7 +267,7 @@ impl Chunk {
             let mut x = h.first;
             if x < first_edit {
                 (lead, lead_last) = (1, x);
-                unpack_bits(gaps, c - 1, h.width, |g| {
+                unpack_bits_at(b, h.gap_bit(0), c - 1, h.width, |g| {
                     x += g;
                     if x >= first_edit {
                         return false;
@@ -285,7 +283,7 @@ impl Chunk {
             if lead < c {
                 old.push(x);
                 if x <= last_edit {
-                    unpack_bits_from(gaps, lead, c - 1 - lead, h.width, |g| {
+                    unpack_bits_at(b, h.gap_bit(lead), c - 1 - lead, h.width, |g| {
                         x += g;
                         old.push(x);
                         x <= last_edit
@@ -380,8 +378,8 @@ impl Chunk {
                     m = m.max(g);
                     true
                 };
-                unpack_bits(gaps, lead_gaps, h.width, &mut most);
-                unpack_bits_from(gaps, tail, tail_gaps, h.width, &mut most);
+                unpack_bits_at(b, h.gap_bit(0), lead_gaps, h.width, &mut most);
+                unpack_bits_at(b, h.gap_bit(tail), tail_gaps, h.width, &mut most);
                 if m > 0 {
                     width = width.max(bit_width(m));
                 }
@@ -396,9 +394,9 @@ impl Chunk {
                 let runs = |bits: &mut BitWriter, from: usize, n: usize| {
                     if width == h.width {
                         let w = width as usize;
-                        bits.copy_bits(gaps, from * w, n * w);
+                        bits.copy_bits(b, h.gap_bit(from), n * w);
                     } else {
-                        unpack_bits_from(gaps, from, n, h.width, |g| {
+                        unpack_bits_at(b, h.gap_bit(from), n, h.width, |g| {
                             bits.put(g, width);
                             true
                         });
@@ -498,6 +496,12 @@ struct Head {
 }
 
 impl Head {
+    /// Bit offset (in the chunk's bytes) of gap `i`, between elements `i` and `i + 1`.
+    #[inline(always)]
+    fn gap_bit(&self, i: usize) -> usize {
+        self.data * 8 + i * self.width as usize
+    }
+
     #[inline(always)]
     fn read(b: &[u8], base: Vertex) -> Head {
         let mut p = 0;
