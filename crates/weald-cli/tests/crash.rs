@@ -121,19 +121,25 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
     let input = t.path().join("updates.txt");
     let ups = write_stream(&input, 400_000);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut triggers = Vec::new();
-    for i in 0..24 {
-        triggers.push(match i % 3 {
+    // Runs go on until 20 kills have landed mid-stream: on a fast machine a run can finish
+    // its stream before its trigger fires (such a run still checks recovery, but does not
+    // count).
+    const MID_STREAM: usize = 20;
+    const MAX_RUNS: usize = 60;
+    let mut mid_stream = 0;
+    let mut tmp_left = 0;
+    let mut finished_first = Vec::new();
+    let mut runs = 0;
+    // (acknowledged line, recovered line) per run, checked against the model in tag order.
+    let mut results: BTreeMap<u64, Vec<Recovered>> = BTreeMap::new();
+    while mid_stream < MID_STREAM && runs < MAX_RUNS {
+        let i = runs;
+        runs += 1;
+        let trig = &match i % 3 {
             0 => Trigger::After(Duration::from_millis(30 + rng.next() % 600)),
             1 => Trigger::Event("event: checkpoint started", 1 + (i / 3) % 3),
             _ => Trigger::Event("event: segment rotated", 1 + (i / 3) % 4),
-        });
-    }
-    let mut mid_stream = 0;
-    let mut tmp_left = 0;
-    // (acknowledged line, recovered line) per run, checked against the model in tag order.
-    let mut results: BTreeMap<u64, Vec<Recovered>> = BTreeMap::new();
-    for (i, trig) in triggers.iter().enumerate() {
+        };
         let dir = t.path().join(format!("d{i}"));
         let acks = t.path().join(format!("acks{i}.txt"));
         let mut child = weald()
@@ -190,6 +196,8 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         }
         if child.try_wait().unwrap().is_none() {
             mid_stream += 1;
+        } else {
+            finished_first.push((i, *trig));
         }
         child.kill().unwrap();
         child.wait().unwrap();
@@ -257,13 +265,12 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         }
     }
     eprintln!(
-        "{} runs, {mid_stream} killed mid-stream, {tmp_left} left a checkpoint .tmp, recovered positions {:?}",
-        triggers.len(),
+        "{runs} runs, {mid_stream} killed mid-stream, {tmp_left} left a checkpoint .tmp, recovered positions {:?}; finished before the kill: {finished_first:?}",
         results.keys().collect::<Vec<_>>()
     );
     assert!(
-        mid_stream >= 20,
-        "only {mid_stream} kills landed mid-stream"
+        mid_stream >= MID_STREAM,
+        "only {mid_stream} of {runs} kills landed mid-stream (finished first: {finished_first:?})"
     );
     // Kills right after a checkpoint started land while its temporary file exists.
     assert!(
