@@ -135,7 +135,7 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
     while mid_stream < MID_STREAM && runs < MAX_RUNS {
         let i = runs;
         runs += 1;
-        let trig = &match i % 3 {
+        let trig = match i % 3 {
             0 => Trigger::After(Duration::from_millis(30 + rng.next() % 600)),
             1 => Trigger::Event("event: checkpoint started", 1 + (i / 3) % 3),
             _ => Trigger::Event("event: segment rotated", 1 + (i / 3) % 4),
@@ -181,7 +181,7 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
             }
         });
         let start = Instant::now();
-        match *trig {
+        match trig {
             Trigger::After(d) => std::thread::sleep(d),
             Trigger::Event(what, k) => {
                 let mut seen = 0;
@@ -197,7 +197,7 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         if child.try_wait().unwrap().is_none() {
             mid_stream += 1;
         } else {
-            finished_first.push((i, *trig));
+            finished_first.push((i, trig));
         }
         child.kill().unwrap();
         child.wait().unwrap();

@@ -197,15 +197,7 @@ impl<'a> BitWriter<'a> {
         assert!(self.pos <= self.total, "more bits than promised");
         self.acc |= (v as u64) << self.bits;
         self.bits += width;
-        // SAFETY: the pending bits start in byte `at`, which holds a bit below `pos` <=
-        // `total` (or is the byte after the last), so at + 8 <= start + total / 8 + 8 <=
-        // capacity (reserved in `new`).
-        unsafe {
-            std::ptr::write_unaligned(
-                self.out.as_mut_ptr().add(self.at) as *mut u64,
-                self.acc.to_le(),
-            )
-        };
+        self.store();
         let whole = self.bits / 8;
         self.at += whole as usize;
         self.acc >>= whole * 8;
@@ -225,16 +217,10 @@ impl<'a> BitWriter<'a> {
             let v = (word >> (from & 7)) & ((1u64 << STEP) - 1);
             // Fewer than 8 bits are pending, so the 56 new ones fit above them in the word.
             self.acc |= v << self.bits;
-            // SAFETY: as in `put`: byte `at` holds a bit below pos + 56 <= total.
-            unsafe {
-                std::ptr::write_unaligned(
-                    self.out.as_mut_ptr().add(self.at) as *mut u64,
-                    self.acc.to_le(),
-                )
-            };
+            self.pos += STEP;
+            self.store();
             self.at += STEP / 8;
             self.acc >>= STEP;
-            self.pos += STEP;
             from += STEP;
             nbits -= STEP;
         }
@@ -244,6 +230,22 @@ impl<'a> BitWriter<'a> {
             from += k as usize;
             nbits -= k as usize;
         }
+    }
+
+    /// Store the pending word at byte `at` (one unaligned 8-byte store). Called with `pos`
+    /// already counting the pending bits, all within the promised total.
+    #[inline(always)]
+    fn store(&mut self) {
+        debug_assert!(self.pos <= self.total);
+        // SAFETY: the pending bits start in byte `at`, which holds a bit below `pos` <=
+        // `total` (or is the byte after the last), so at + 8 <= start + total / 8 + 8 <=
+        // capacity (reserved in `new`).
+        unsafe {
+            std::ptr::write_unaligned(
+                self.out.as_mut_ptr().add(self.at) as *mut u64,
+                self.acc.to_le(),
+            )
+        };
     }
 
     /// Finish the bit string (all promised bits must have been written).
@@ -296,18 +298,6 @@ pub fn pack_bits(out: &mut Vec<u8>, vals: impl ExactSizeIterator<Item = u32>, wi
 #[inline(always)]
 pub fn unpack_bits(bytes: &[u8], count: usize, width: u32, f: impl FnMut(u32) -> bool) -> bool {
     unpack_bits_at(bytes, 0, count, width, f)
-}
-
-/// [`unpack_bits`] of the values `first .. first + count` of the packed run.
-#[inline(always)]
-pub fn unpack_bits_from(
-    bytes: &[u8],
-    first: usize,
-    count: usize,
-    width: u32,
-    f: impl FnMut(u32) -> bool,
-) -> bool {
-    unpack_bits_at(bytes, first * width as usize, count, width, f)
 }
 
 /// [`unpack_bits`] of `count` values packed from bit `start` of `bytes` on (a packed run that
@@ -446,7 +436,7 @@ mod tests {
             w.finish();
             prop_assert_eq!(&pieces[1..], &whole[..]);
             let mut tail = vec![];
-            unpack_bits_from(&whole, cut, vals.len() - cut, width, |v| {
+            unpack_bits_at(&whole, cut * width as usize, vals.len() - cut, width, |v| {
                 tail.push(v);
                 true
             });

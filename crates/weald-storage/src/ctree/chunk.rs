@@ -72,13 +72,9 @@ impl Chunk {
         Layout::from_size_align(HDR + len, 4).expect("chunk too large")
     }
 
+    /// A chunk holding the bytes `b`.
     fn from_bytes(b: &[u8]) -> Self {
-        Self::from_parts(&[b])
-    }
-
-    /// A chunk whose bytes are the concatenation of `parts`.
-    fn from_parts(parts: &[&[u8]]) -> Self {
-        let total: usize = parts.iter().map(|b| b.len()).sum();
+        let total = b.len();
         if total == 0 {
             return Chunk(None);
         }
@@ -92,11 +88,7 @@ impl Chunk {
             };
             (p.as_ptr() as *mut AtomicU32).write(AtomicU32::new(1));
             (p.as_ptr().add(4) as *mut u32).write(len);
-            let mut at = p.as_ptr().add(HDR);
-            for b in parts {
-                std::ptr::copy_nonoverlapping(b.as_ptr(), at, b.len());
-                at = at.add(b.len());
-            }
+            std::ptr::copy_nonoverlapping(b.as_ptr(), p.as_ptr().add(HDR), total);
             Chunk(Some(p))
         }
     }
@@ -169,9 +161,7 @@ impl Chunk {
         self.0?;
         let b = self.raw();
         let h = Head::read(b, base);
-        let mut p = h.data + packed_len(h.count - 1, h.width);
-        let span = get_varint_fast(b, &mut p) as Vertex;
-        Some((h.count, h.first, h.first + span))
+        Some((h.count, h.first, h.last(b)))
     }
 
     /// Call `f(x, w)` on every element in order until it returns `false`; returns `false` iff
@@ -219,9 +209,10 @@ impl Chunk {
     /// `del` must not share an element.
     ///
     /// The result is three runs: the old elements before the first edit (`lead`), the merged
-    /// middle, and the old elements after the last edit (`tail`). One pass decodes the old
-    /// elements up to the first one above the last edit, merging the edits in as it goes;
-    /// only the middle is stored and re-packed. The gaps of the lead and the tail are copied
+    /// middle, and the old elements after the last edit (`tail`). The lead is only counted
+    /// (decoded without storing); the old elements from the first edit to the first one
+    /// above the last edit are decoded into a buffer and merged with the edits; only the
+    /// middle is stored and re-packed. The gaps of the lead and the tail are copied
     /// as bits (56 at a time) when the width stays the same, their weights as bytes: a few
     /// edits in a hub's chunk of hundreds of elements cost a decode up to the last edit and
     /// two copies. The result is the canonical encoding of the new set (the width of its
@@ -365,13 +356,11 @@ impl Chunk {
             let count = lead + mid.len() + (c - tail);
             let first = if lead > 0 { h.first } else { start };
             let last = if tail < c {
-                let mut p = h.data + packed_len(c - 1, h.width);
-                h.first + get_varint_fast(b, &mut p) as Vertex
+                h.last(b)
             } else {
                 mid.last().copied().unwrap_or(lead_last)
             };
-            let widest: u32 = joins().max().unwrap_or(0);
-            let mut width = if widest > 0 { bit_width(widest) } else { 0 };
+            let mut width = gap_width(joins().max().unwrap_or(0));
             if width < h.width {
                 let mut m = 0;
                 let mut most = |g: u32| {
@@ -380,9 +369,7 @@ impl Chunk {
                 };
                 unpack_bits_at(b, h.gap_bit(0), lead_gaps, h.width, &mut most);
                 unpack_bits_at(b, h.gap_bit(tail), tail_gaps, h.width, &mut most);
-                if m > 0 {
-                    width = width.max(bit_width(m));
-                }
+                width = width.max(gap_width(m));
             }
             SCRATCH.with(|out| {
                 let mut out = out.borrow_mut();
@@ -502,6 +489,13 @@ impl Head {
         self.data * 8 + i * self.width as usize
     }
 
+    /// The last element: `first` plus the span stored after the gaps.
+    #[inline]
+    fn last(&self, b: &[u8]) -> Vertex {
+        let mut p = self.data + packed_len(self.count - 1, self.width);
+        self.first + get_varint_fast(b, &mut p) as Vertex
+    }
+
     #[inline(always)]
     fn read(b: &[u8], base: Vertex) -> Head {
         let mut p = 0;
@@ -515,6 +509,17 @@ impl Head {
             first,
             data: p,
         }
+    }
+}
+
+/// The width byte of a chunk whose widest gap is `widest` (0: no gaps, a single element;
+/// gaps are at least 1).
+#[inline]
+fn gap_width(widest: u32) -> u32 {
+    if widest > 0 {
+        bit_width(widest)
+    } else {
+        0
     }
 }
 
@@ -535,7 +540,7 @@ fn put_elements(
         count += 1;
     }
     put_varint(out, count as u64);
-    let width = if count > 1 { bit_width(widest) } else { 0 };
+    let width = gap_width(widest);
     out.push(width as u8);
     put_varint(out, zigzag(first as i64 - base as i64));
     if count > 1 {
