@@ -57,7 +57,19 @@ pub struct Cli {
     command: commands::Command,
 }
 
+/// Die quietly of SIGPIPE when the reader of our output goes away (`weald ... | head`), as
+/// Unix tools do. Rust ignores SIGPIPE, so a write to the closed pipe returns an error, on
+/// which `println!` panics.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: installs the default disposition of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     if cli.command.repeats_work() {
         keep_freed_memory();

@@ -525,3 +525,26 @@ fn stream_temporal_window_and_concurrent_query() {
     assert!(v["query_latency_s"]["isolated"].as_f64().unwrap() >= 0.0);
     assert!(v["queries"].as_u64().unwrap() >= 1);
 }
+
+#[test]
+#[cfg(unix)]
+fn a_closed_output_pipe_ends_the_command_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    // `weald ... | head -c 0`: the reader is gone before the JSON is printed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weald"))
+        .args(["-q", "run", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run weald");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for weald");
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "weald panicked: {err}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(13),
+        "expected success or death by SIGPIPE, got {:?}: {err}",
+        out.status
+    );
+}
