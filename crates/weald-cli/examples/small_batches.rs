@@ -1,0 +1,67 @@
+//! Times many small batches (insert, then delete the same edges) on a C-tree graph loaded from
+//! FILE, 1 thread, with the allocator of the `weald` command, for profiling the per-batch
+//! cost (freeing the versions is not timed, as in `weald bench updates`):
+//! `cargo run --release --example small_batches -p weald-cli -- FILE [SIZE] [ROUNDS]`.
+use std::path::Path;
+use std::time::Instant;
+use weald::graph::batch::Combine;
+use weald::io::{gen, load, LoadOptions};
+use weald::storage::ctree::DEFAULT_B;
+use weald::storage::{AnyCsr, CTreeGraph};
+use weald::Vertex;
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let file = args
+        .next()
+        .expect("usage: small_batches FILE [SIZE] [ROUNDS]");
+    let size: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20000);
+    let loaded = load(Path::new(&file), &LoadOptions::default()).expect("load");
+    let AnyCsr::Unweighted(csr) = loaded.graph else {
+        panic!("small_batches takes an unweighted graph");
+    };
+    let ct = CTreeGraph::from_csr(&csr, DEFAULT_B);
+    let p = gen::RmatParams {
+        scale: 20,
+        seed: 77,
+        ..Default::default()
+    };
+    let distinct = rounds.min(1000);
+    let el = gen::rmat_arcs(&p, size * distinct);
+    let edges: Vec<(Vertex, Vertex, ())> = el
+        .src
+        .iter()
+        .zip(&el.dst)
+        .map(|(&u, &v)| (u, v, ()))
+        .collect();
+    let pairs: Vec<(Vertex, Vertex)> = el.src.iter().copied().zip(el.dst.iter().copied()).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (mut ti, mut td) = (0.0, 0.0);
+    pool.install(|| {
+        for r in 0..rounds {
+            let k = (r % distinct) * size;
+            let t = Instant::now();
+            let (g2, _) = ct.insert_edges(&edges[k..k + size], Combine::Min);
+            ti += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let (g3, _) = g2.delete_edges(&pairs[k..k + size]);
+            td += t.elapsed().as_secs_f64();
+            drop((g2, g3));
+        }
+    });
+    let n = (rounds * size) as f64;
+    println!(
+        "size {size}: insert {:.3e} edges/s ({:.2} us/batch), delete {:.3e} edges/s ({:.2} us/batch)",
+        n / ti,
+        ti / rounds as f64 * 1e6,
+        n / td,
+        td / rounds as f64 * 1e6
+    );
+}
