@@ -10,15 +10,23 @@
 //! source is peeled, so the work is `O(n + m)` plus the bucket structure's; the number of
 //! parallel rounds is the number of peeling steps. Memory `O(n)` beyond the graph.
 //!
+//! The time is the random accesses to the neighbours' degrees (an atomic decrement each, which
+//! on x86 waits for its cache line before anything after it proceeds), so a neighbour costs
+//! one cache line: a peeled vertex is marked by [`PEELED`] in its degree slot rather than
+//! looked up in a second array, and on graphs that expose neighbour slices (the CSR) the
+//! slot [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
+//! ([`for_each_out_ahead`]), as is the adjacency of the peeled vertex [`PREFETCH_AHEAD`] ahead.
+//!
 //! Self loops are ignored and duplicate arcs count once. Directed graphs are refused with
 //! `WealdError::Invalid` (load them with `--undirected`).
 
 use super::Output;
 use crate::traverse::bucket::{BucketId, Buckets};
+use crate::traverse::for_each_out_ahead;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use weald_graph::parallel::concat;
-use weald_graph::{Graph, Result, Vertex, WealdError};
+use weald_graph::{prefetch, Graph, Result, Vertex, WealdError, PREFETCH_AHEAD};
 
 /// Parameters of k-core peeling (none yet).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -37,6 +45,26 @@ fn for_each_neighbor<G: Graph>(g: &G, v: Vertex, mut f: impl FnMut(Vertex)) {
     });
 }
 
+/// Like [`for_each_neighbor`], calling `ahead(a)` for the neighbour `a`
+/// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead where the graph allows it.
+#[inline]
+fn for_each_neighbor_ahead<G: Graph>(
+    g: &G,
+    v: Vertex,
+    ahead: impl Fn(Vertex),
+    mut f: impl FnMut(Vertex),
+) {
+    let mut last = None;
+    for_each_out_ahead(g, v, ahead, |u, _| {
+        if u != v && last != Some(u) {
+            last = Some(u);
+            f(u);
+        }
+    });
+}
+
+/// Marks a peeled vertex in its degree slot (degrees stay below it: `u32` ids).
+const PEELED: u32 = 1 << 31;
 const UNSET: u32 = u32::MAX;
 
 /// Coreness of every vertex of a symmetric graph.
@@ -70,36 +98,51 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
     let mut max_core = 0;
     while let Some((k, peeled)) = buckets.next_bucket() {
         max_core = k;
-        peeled
-            .par_iter()
-            .with_min_len(4096)
-            .for_each(|&v| core[v as usize].store(k, Relaxed));
-        // Decrement the live neighbours; collect each once.
+        peeled.par_iter().with_min_len(4096).for_each(|&v| {
+            core[v as usize].store(k, Relaxed);
+            deg[v as usize].store(PEELED, Relaxed);
+        });
+        // Decrement the live neighbours; collect each once. Live degrees are below PEELED and
+        // only decrease; a peeled slot is never decremented (the round's peeled set is fixed
+        // before this phase).
         let decrement = |v: Vertex, out: &mut Vec<Vertex>| {
-            for_each_neighbor(g, v, |u| {
-                if core[u as usize].load(Relaxed) == UNSET {
-                    let old = deg[u as usize].fetch_sub(1, Relaxed);
-                    if old > k
-                        && !queued[u as usize].load(Relaxed)
-                        && !queued[u as usize].swap(true, Relaxed)
-                    {
-                        out.push(u);
+            for_each_neighbor_ahead(
+                g,
+                v,
+                |a| prefetch(deg.as_ptr().wrapping_add(a as usize)),
+                |u| {
+                    let slot = &deg[u as usize];
+                    if slot.load(Relaxed) < PEELED {
+                        let old = slot.fetch_sub(1, Relaxed);
+                        if old > k
+                            && !queued[u as usize].load(Relaxed)
+                            && !queued[u as usize].swap(true, Relaxed)
+                        {
+                            out.push(u);
+                        }
                     }
+                },
+            );
+        };
+        // A run of peeled vertices, prefetching the adjacency PREFETCH_AHEAD vertices ahead.
+        let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
+            let k = PREFETCH_AHEAD as usize;
+            for (i, &v) in part.iter().enumerate() {
+                if let Some(&a) = part.get(i + k) {
+                    g.prefetch_out(a);
                 }
-            });
+                decrement(v, out);
+            }
         };
         let touched: Vec<Vertex> = if peeled.len() < 64 {
             let mut out = Vec::new();
-            for &v in &peeled {
-                decrement(v, &mut out);
-            }
+            run(&peeled, &mut out);
             out
         } else {
             let parts: Vec<Vec<Vertex>> = peeled
-                .par_iter()
-                .with_min_len(16)
-                .fold(Vec::new, |mut out, &v| {
-                    decrement(v, &mut out);
+                .par_chunks(16)
+                .fold(Vec::new, |mut out, part| {
+                    run(part, &mut out);
                     out
                 })
                 .collect();
