@@ -13,6 +13,11 @@ use weald_graph::{Graph, InGraph, Vertex, Weight};
 /// An `n`-element array of the edge trees of one version, plus the version itself, which keeps
 /// every tree alive. Building it is O(n) and parallel.
 ///
+/// The degrees are kept too (4 bytes a vertex): a tree's length is its prefix chunk's count
+/// plus its root's size, so reading it costs the cache miss of the chunk's header, and
+/// traversals ask for degrees of whole frontiers (edge_map's direction choice, the sparse
+/// push's output sizes) before they scan anything.
+///
 /// Each slot is a bitwise copy of the vertex's `CTree` (its prefix-chunk pointer and its root
 /// pointer, 16 bytes) rather than a pointer to the vertex node: reading a vertex's edges costs
 /// one cache miss fewer (the vertex node), and [`Graph::prefetch_out`] can start loading the
@@ -22,6 +27,9 @@ pub struct FlatSnapshot<W: Weight = ()> {
     graph: CTreeGraph<W>,
     out: Vec<ManuallyDrop<CTree<W>>>,
     inn: Option<Vec<ManuallyDrop<CTree<W>>>>,
+    out_deg: Vec<u32>,
+    /// In-degrees of a directed graph whose in-trees are kept (`None`: `out_deg` serves).
+    in_deg: Option<Vec<u32>>,
     /// Bit `v` set iff vertex `v` is present (absent vertices have empty slots).
     present: Vec<u64>,
 }
@@ -32,14 +40,16 @@ unsafe impl<W: Weight> Send for FlatSnapshot<W> {}
 // SAFETY: as above; nothing is ever written through the slots.
 unsafe impl<W: Weight> Sync for FlatSnapshot<W> {}
 
-/// The slots of `t`'s vertices (empty trees for absent ids), and if `present` is given, the
-/// presence bits.
+/// The slots of `t`'s vertices (empty trees for absent ids) and their degrees, and if
+/// `present` is given, the presence bits.
+#[allow(clippy::type_complexity)]
 fn flatten<W: Weight>(
     t: &VLink<W>,
     n: usize,
     present: Option<&[AtomicU64]>,
-) -> Vec<ManuallyDrop<CTree<W>>> {
+) -> (Vec<ManuallyDrop<CTree<W>>>, Vec<u32>) {
     let mut v: Vec<ManuallyDrop<CTree<W>>> = Vec::with_capacity(n);
+    let mut deg: Vec<u32> = vec![0; n];
     let p = SendPtr(v.as_mut_ptr());
     // Empty trees first (no allocation: two null pointers), in parallel.
     (0..n).into_par_iter().with_min_len(4096).for_each(|i| {
@@ -50,16 +60,23 @@ fn flatten<W: Weight>(
     // SAFETY: all n slots were initialised above.
     unsafe { v.set_len(n) };
     let p = SendPtr(v.as_mut_ptr());
+    let d = SendPtr(deg.as_mut_ptr());
     vtree::par_for_each_node(t, &|node| {
-        let p = &p;
+        let (p, d) = (&p, &d);
+        // A degree is read from the header of the tree's prefix chunk (a cache miss each):
+        // start loading all of the block's at once.
+        node.prefetch_trees();
         node.for_each_tree(|k, tree| {
             let k = k as usize;
             debug_assert!(k < n);
-            // SAFETY: ids are distinct and < n, so each slot is written by one node only (the
-            // old value is an empty tree, which owns nothing). The copy aliases the node's
-            // tree without taking counts; it is never dropped, and the snapshot keeps the
-            // node alive.
-            unsafe { p.0.add(k).write(ManuallyDrop::new(std::ptr::read(tree))) };
+            // SAFETY: ids are distinct and < n, so each slot and degree is written by one
+            // node only (the old slot is an empty tree, which owns nothing). The copy aliases
+            // the node's tree without taking counts; it is never dropped, and the snapshot
+            // keeps the node alive. A degree fits u32: at most one arc to each u32 id.
+            unsafe {
+                p.0.add(k).write(ManuallyDrop::new(std::ptr::read(tree)));
+                d.0.add(k).write(tree.len() as u32);
+            }
         });
         if let Some(bits) = present {
             // Blocks are aligned to their size (a power of two at most 64): one word.
@@ -67,7 +84,7 @@ fn flatten<W: Weight>(
             bits[b / 64].fetch_or((node.present() as u64) << (b % 64), Relaxed);
         }
     });
-    v
+    (v, deg)
 }
 
 impl<W: Weight> FlatSnapshot<W> {
@@ -76,9 +93,11 @@ impl<W: Weight> FlatSnapshot<W> {
         let n = graph.num_vertices();
         let (out, inn) = graph.vertex_roots();
         let bits: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-        let out = flatten(out, n, Some(&bits));
-        let inn = inn.map(|i| flatten(i, n, None));
+        let (out, out_deg) = flatten(out, n, Some(&bits));
+        let (inn, in_deg) = inn.map(|i| flatten(i, n, None)).unzip();
         FlatSnapshot {
+            out_deg,
+            in_deg,
             out,
             inn,
             present: bits.into_iter().map(AtomicU64::into_inner).collect(),
@@ -131,7 +150,7 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
 
     #[inline]
     fn out_degree(&self, v: Vertex) -> usize {
-        self.out_tree(v).map_or(0, CTree::len)
+        self.out_deg.get(v as usize).map_or(0, |&d| d as usize)
     }
 
     #[inline]
@@ -163,7 +182,8 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
             self.has_in_edges(),
             "in-trees of a directed C-tree graph were not kept"
         );
-        self.in_tree(v).map_or(0, CTree::len)
+        let deg = self.in_deg.as_ref().unwrap_or(&self.out_deg);
+        deg.get(v as usize).map_or(0, |&d| d as usize)
     }
 
     fn for_each_in<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {

@@ -97,7 +97,8 @@ impl<W: Weight> Block<W> {
         })
     }
 
-    /// Start loading the counts that cloning every tree of the block writes.
+    /// Start loading the counts that cloning every tree of the block writes (and the
+    /// headers that give the trees' lengths).
     #[inline]
     fn prefetch_trees(&self) {
         for t in self.trees.iter() {
@@ -157,6 +158,12 @@ impl<W: Weight> VNode<W> {
     #[inline]
     fn own_arcs(&self) -> u64 {
         self.arcs - arcs(&self.left) - arcs(&self.right)
+    }
+
+    /// Start loading the headers of the block's trees (their lengths).
+    #[inline]
+    pub(crate) fn prefetch_trees(&self) {
+        self.block.prefetch_trees();
     }
 
     /// `f(v, tree)` for every vertex of the block with a non-empty tree, in id order.
