@@ -36,7 +36,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 #[pymodule]
 fn _weald(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    // As in the `weald` command (see its `tune_allocator`): freed memory is kept for a second
+    // As in the `weald` command (see its `keep_freed_memory`): freed memory is kept for a second
     // rather than 10 ms, so a stream of batches does not fault its pages in again and again.
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
