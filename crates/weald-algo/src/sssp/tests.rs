@@ -382,3 +382,47 @@ proptest! {
         }
     }
 }
+
+/// The weight statistics behind the default delta and the weight check, exactly, for integer
+/// and float weights (negative zero is not negative, NaN is reported and left out); and the
+/// errors for a negative or NaN weight name the arc.
+#[test]
+fn weight_stats_and_bad_weights() {
+    use delta_stepping::weight_stats;
+    // Directed: 0 →(5) 1, 1 →(0) 2, 2 →(12) 0, 0 →(3) 2.
+    let g = graph::<i32>(true, 3, &[(0, 1, 5), (1, 2, 0), (2, 0, 12), (0, 2, 3)]);
+    let s = weight_stats(&g);
+    assert!(!s.nan);
+    assert_eq!(
+        (s.min, s.min_positive, s.max, s.sum, s.arcs),
+        (0.0, 3.0, 12.0, 20.0, 4)
+    );
+    let g = graph::<f64>(true, 3, &[(0, 1, 2.5), (1, 2, -0.0), (2, 0, 0.25)]);
+    let s = weight_stats(&g);
+    assert!(!s.nan);
+    assert_eq!(
+        (s.min, s.min_positive, s.max, s.sum, s.arcs),
+        (0.0, 0.25, 2.5, 2.75, 3)
+    );
+    assert!(delta_stepping::run(&g, 0, &Default::default()).is_ok());
+    let g = graph::<f64>(true, 3, &[(0, 1, 2.5), (1, 2, f64::NAN), (2, 0, 1.0)]);
+    let s = weight_stats(&g);
+    assert!(s.nan);
+    assert_eq!(
+        (s.min, s.min_positive, s.max, s.sum, s.arcs),
+        (1.0, 1.0, 2.5, 3.5, 3)
+    );
+    let err = delta_stepping::run(&g, 0, &Default::default()).unwrap_err();
+    assert!(
+        matches!(&err, WealdError::Invalid(m) if m.contains("1→2")),
+        "{err}"
+    );
+    let g = graph::<i32>(false, 3, &[(0, 1, 4), (1, 2, -7)]);
+    let s = weight_stats(&g);
+    assert_eq!((s.min, s.max, s.arcs), (-7.0, 4.0, 4));
+    let err = delta_stepping::run(&g, 0, &Default::default()).unwrap_err();
+    assert!(
+        matches!(&err, WealdError::Invalid(m) if m.contains("bellman-ford")),
+        "{err}"
+    );
+}
