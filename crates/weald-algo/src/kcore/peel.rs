@@ -12,21 +12,21 @@
 //!
 //! The time is the random accesses to the neighbours' degrees (an atomic decrement each, which
 //! on x86 waits for its cache line before anything after it proceeds), so a neighbour costs
-//! one cache line: a peeled vertex is marked by [`PEELED`] in its degree slot rather than
+//! one cache line: a peeled vertex is marked by `PEELED` in its degree slot rather than
 //! looked up in a second array, and on graphs that expose neighbour slices (the CSR) the
 //! slot [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
-//! ([`for_each_out_ahead`]), as is the adjacency of the peeled vertex [`PREFETCH_AHEAD`] ahead.
+//! ([`for_each_out_ahead`]), as is the adjacency of the peeled vertex
+//! [`PREFETCH_AHEAD`](weald_graph::PREFETCH_AHEAD) ahead ([`frontier_scatter`]).
 //!
 //! Self loops are ignored and duplicate arcs count once. Directed graphs are refused with
 //! `WealdError::Invalid` (load them with `--undirected`).
 
 use super::Output;
 use crate::traverse::bucket::{BucketId, Buckets};
-use crate::traverse::for_each_out_ahead;
+use crate::traverse::{for_each_out_ahead, frontier_scatter};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
-use weald_graph::parallel::concat;
-use weald_graph::{prefetch, Graph, Result, Vertex, WealdError, PREFETCH_AHEAD};
+use weald_graph::{prefetch, Graph, Result, Vertex, WealdError};
 
 /// Parameters of k-core peeling (none yet).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -124,30 +124,7 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
                 },
             );
         };
-        // A run of peeled vertices, prefetching the adjacency PREFETCH_AHEAD vertices ahead.
-        let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
-            let k = PREFETCH_AHEAD as usize;
-            for (i, &v) in part.iter().enumerate() {
-                if let Some(&a) = part.get(i + k) {
-                    g.prefetch_out(a);
-                }
-                decrement(v, out);
-            }
-        };
-        let touched: Vec<Vertex> = if peeled.len() < 64 {
-            let mut out = Vec::new();
-            run(&peeled, &mut out);
-            out
-        } else {
-            let parts: Vec<Vec<Vertex>> = peeled
-                .par_chunks(16)
-                .fold(Vec::new, |mut out, part| {
-                    run(part, &mut out);
-                    out
-                })
-                .collect();
-            concat(parts)
-        };
+        let touched = frontier_scatter(g, &peeled, 16, decrement);
         let moves: Vec<(Vertex, BucketId)> = touched
             .par_iter()
             .with_min_len(4096)

@@ -16,13 +16,11 @@
 pub mod bellman_ford;
 pub mod delta_stepping;
 
-use crate::traverse::for_each_out_ahead;
+use crate::traverse::{for_each_out_ahead, frontier_scatter};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::{concat, pack_index};
-use weald_graph::{
-    DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX, PREFETCH_AHEAD,
-};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, NO_VERTEX};
 
 /// Shortest-path distances and a shortest-path tree from one source.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,7 +166,7 @@ impl Slots for Narrow {
 /// The time goes to the random reads of the neighbours' slots: the slot of the neighbour
 /// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
 /// ([`for_each_out_ahead`]), and so is the adjacency of the frontier vertex
-/// [`PREFETCH_AHEAD`] ahead.
+/// [`PREFETCH_AHEAD`](weald_graph::PREFETCH_AHEAD) ahead ([`frontier_scatter`]).
 pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
     g: &G,
     frontier: &[Vertex],
@@ -192,29 +190,7 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
             },
         );
     };
-    let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
-        let k = PREFETCH_AHEAD as usize;
-        for (i, &u) in part.iter().enumerate() {
-            if let Some(&a) = part.get(i + k) {
-                g.prefetch_out(a);
-            }
-            relax(u, out);
-        }
-    };
-    if frontier.len() < 64 {
-        let mut out = Vec::new();
-        run(frontier, &mut out);
-        out
-    } else {
-        let parts: Vec<Vec<Vertex>> = frontier
-            .par_chunks(32)
-            .fold(Vec::new, |mut out, part| {
-                run(part, &mut out);
-                out
-            })
-            .collect();
-        concat(parts)
-    }
+    frontier_scatter(g, frontier, 32, relax)
 }
 
 /// A deterministic shortest-path tree for final distances `dist`.
