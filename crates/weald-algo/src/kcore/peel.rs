@@ -32,23 +32,11 @@ use weald_graph::{prefetch, Graph, Result, Vertex, WealdError};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {}
 
-/// Call `f(u)` for each distinct neighbour `u != v` of `v`.
+/// Call `f(u)` for each distinct neighbour `u != v` of `v`, and `ahead(a)` for the neighbour
+/// `a` [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead where the graph allows it
+/// ([`for_each_out_ahead`]).
 #[inline]
-fn for_each_neighbor<G: Graph>(g: &G, v: Vertex, mut f: impl FnMut(Vertex)) {
-    let mut last = None;
-    g.for_each_out(v, |u, _| {
-        if u != v && last != Some(u) {
-            last = Some(u);
-            f(u);
-        }
-        true
-    });
-}
-
-/// Like [`for_each_neighbor`], calling `ahead(a)` for the neighbour `a`
-/// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead where the graph allows it.
-#[inline]
-fn for_each_neighbor_ahead<G: Graph>(
+fn for_each_neighbor<G: Graph>(
     g: &G,
     v: Vertex,
     ahead: impl Fn(Vertex),
@@ -80,7 +68,7 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
         .with_min_len(256)
         .map(|v| {
             let mut d = 0;
-            for_each_neighbor(g, v, |_| d += 1);
+            for_each_neighbor(g, v, |_| {}, |_| d += 1);
             AtomicU32::new(d)
         })
         .collect();
@@ -106,7 +94,7 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
         // only decrease; a peeled slot is never decremented (the round's peeled set is fixed
         // before this phase).
         let decrement = |v: Vertex, out: &mut Vec<Vertex>| {
-            for_each_neighbor_ahead(
+            for_each_neighbor(
                 g,
                 v,
                 |a| prefetch(deg.as_ptr().wrapping_add(a as usize)),

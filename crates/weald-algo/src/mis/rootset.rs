@@ -61,15 +61,16 @@ struct Order {
 }
 
 impl Order {
+    /// `v`'s place in the order: compare ranks to compare vertices.
     #[inline(always)]
-    fn key(self, v: Vertex) -> u64 {
-        splitmix64(self.seed ^ v as u64)
+    fn rank(self, v: Vertex) -> (u64, Vertex) {
+        (splitmix64(self.seed ^ v as u64), v)
     }
 
     /// `true` if `a` comes before `b`.
     #[inline(always)]
     fn before(self, a: Vertex, b: Vertex) -> bool {
-        (self.key(a), a) < (self.key(b), b)
+        self.rank(a) < self.rank(b)
     }
 }
 
@@ -136,9 +137,9 @@ pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
         .map(|v| {
             let mut k = 0u32;
             g.prefetch_out(v.saturating_add(PREFETCH_AHEAD));
-            let kv = (order.key(v), v);
+            let rv = order.rank(v);
             g.for_each_out(v, |u, _| {
-                k += ((order.key(u), u) < kv) as u32;
+                k += (order.rank(u) < rv) as u32;
                 true
             });
             AtomicU32::new(k)

@@ -113,8 +113,10 @@ pub(super) fn weight_stats<G: Graph>(g: &G) -> WeightStats {
                 arcs: a.arcs + b.arcs,
             },
         );
-    let f = |bits: u64, none: f64| {
-        if bits == u64::MAX {
+    // An extreme still at its starting bits saw no weight (no arcs, or only NaNs): neither
+    // u64::MAX nor 0 is a weight's bits (they encode NaNs, or i64::MAX and i64::MIN).
+    let value = |bits: u64, start: u64, none: f64| {
+        if bits == start {
             none
         } else {
             D::<G>::from_ordered_bits(bits).to_f64()
@@ -122,14 +124,9 @@ pub(super) fn weight_stats<G: Graph>(g: &G) -> WeightStats {
     };
     WeightStats {
         nan: acc.nan,
-        min: f(acc.min, f64::INFINITY),
-        min_positive: f(acc.min_positive, f64::INFINITY),
-        // 0 is no weight's bits (i64::MIN, or a negative NaN): no arcs, or only NaNs.
-        max: if acc.max == 0 {
-            0.0
-        } else {
-            D::<G>::from_ordered_bits(acc.max).to_f64()
-        },
+        min: value(acc.min, empty.min, f64::INFINITY),
+        min_positive: value(acc.min_positive, empty.min_positive, f64::INFINITY),
+        max: value(acc.max, empty.max, 0.0),
         sum: acc.sum,
         arcs: acc.arcs,
     }
