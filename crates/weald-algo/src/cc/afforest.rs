@@ -18,7 +18,7 @@
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
+use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD_SHORT};
 
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,7 +149,7 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
             .into_par_iter()
             .with_min_len(1024)
             .for_each(|u| {
-                g.prefetch_out(u.saturating_add(PREFETCH_AHEAD));
+                g.prefetch_out(u.saturating_add(PREFETCH_AHEAD_SHORT));
                 if let Some(v) = nth_out(g, u, r) {
                     link(u, v, &comp);
                 }
@@ -166,7 +166,7 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
         .into_par_iter()
         .with_min_len(256)
         .for_each(|u| {
-            let ahead = u.saturating_add(PREFETCH_AHEAD);
+            let ahead = u.saturating_add(PREFETCH_AHEAD_SHORT);
             if (ahead as usize) < n && skip != Some(comp[ahead as usize].load(Relaxed)) {
                 g.prefetch_out(ahead);
             }

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use weald_graph::parallel::{scan_exclusive, SendPtr};
-use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD};
+use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD, PREFETCH_AHEAD_SHORT};
 
 /// The three-method contract of a traversal step (Ligra's functor).
 pub trait EdgeMapFn<W>: Sync {
@@ -210,7 +210,7 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
         let hi = (n - i * 64).min(64);
         for b in 0..hi {
             let d = (i * 64 + b) as Vertex;
-            let ahead = d.saturating_add(PREFETCH_AHEAD);
+            let ahead = d.saturating_add(PREFETCH_AHEAD_SHORT);
             if (ahead as usize) < n && f.cond(ahead) {
                 g.prefetch_in(ahead);
             }
