@@ -78,6 +78,12 @@ impl<W> EdgeMapFn<W> for Count<'_> {
             }
         }
     }
+
+    #[inline(always)]
+    fn prefetch(&self, d: Vertex) {
+        weald_graph::prefetch(self.level.as_ptr().wrapping_add(d as usize));
+        weald_graph::prefetch(self.sigma.as_ptr().wrapping_add(d as usize));
+    }
 }
 
 /// Dependencies of all vertices on `source`; see the module docs. Errors: `source` out of range.

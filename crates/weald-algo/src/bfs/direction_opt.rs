@@ -94,6 +94,11 @@ impl<W> EdgeMapFn<W> for Step<'_> {
         }
         false
     }
+
+    #[inline(always)]
+    fn prefetch(&self, d: Vertex) {
+        weald_graph::prefetch(self.state.as_ptr().wrapping_add(d as usize));
+    }
 }
 
 /// The depth-only step: 4 bytes per vertex instead of 8, and a push claims a vertex with one
@@ -122,6 +127,11 @@ impl<W> EdgeMapFn<W> for DepthStep<'_> {
         self.depth[d as usize]
             .compare_exchange(UNREACHED, self.level, Relaxed, Relaxed)
             .is_ok()
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, d: Vertex) {
+        weald_graph::prefetch(self.depth.as_ptr().wrapping_add(d as usize));
     }
 }
 

@@ -37,6 +37,11 @@ pub trait EdgeMapFn<W>: Sync {
     /// Sparse push: apply arc `s→d`, possibly concurrently with other arcs into `d`. Returns
     /// `true` if `d` joins the output; it must do so at most once per `d` per call of edge_map.
     fn update_atomic(&self, s: Vertex, d: Vertex, w: W) -> bool;
+    /// Hint: the push will soon call `cond(d)` (and maybe `update_atomic`); start loading the
+    /// state they read, so that the random reads of a frontier's arcs overlap (see
+    /// [`super::for_each_out_ahead`]). Nothing by default.
+    #[inline(always)]
+    fn prefetch(&self, _d: Vertex) {}
 }
 
 /// Which traversal edge_map uses.
@@ -350,12 +355,16 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
             if g.out_degree(s) > HEAVY {
                 continue;
             }
-            g.for_each_out(s, |d, w| {
-                if f.cond(d) && f.update_atomic(s, d, w) && output {
-                    out.push(d);
-                }
-                true
-            });
+            super::for_each_out_ahead(
+                g,
+                s,
+                |a| f.prefetch(a),
+                |d, w| {
+                    if f.cond(d) && f.update_atomic(s, d, w) && output {
+                        out.push(d);
+                    }
+                },
+            );
         }
         out
     };
