@@ -8,6 +8,7 @@ use crate::csr::Csr;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use weald_graph::batch::Combine;
+use weald_graph::parallel;
 use weald_graph::{
     BatchResult, EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight,
 };
@@ -101,16 +102,37 @@ impl<W: Weight> std::fmt::Debug for CTreeGraph<W> {
     }
 }
 
+/// Sort `(u, v, w)` by `(u, v)`; `stable` keeps equal pairs in input order. Large batches
+/// are radix-sorted (stable, parallel) on `u` and `v` packed into as many bits as their
+/// largest values need (40 for a million vertices: 4 passes), about twice as fast as a
+/// comparison sort of the same random pairs at 1 and 2 threads (2·10⁵ and 2·10⁶ RMAT arcs).
+fn sort_arcs<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, stable: bool) {
+    if arcs.len() >= PAR_SORT {
+        let (mu, mv) = arcs
+            .par_iter()
+            .map(|a| (a.0, a.1))
+            .reduce(|| (0, 0), |x, y| (x.0.max(y.0), x.1.max(y.1)));
+        let bits = |x: Vertex| Vertex::BITS - x.leading_zeros();
+        let bv = bits(mv);
+        *arcs = parallel::radix_sort_by_key(std::mem::take(arcs), bits(mu) + bv, |a| {
+            ((a.0 as u64) << bv) | a.1 as u64
+        });
+        return;
+    }
+    let key = |a: &(Vertex, Vertex, W)| ((a.0 as u64) << 32) | a.1 as u64;
+    if stable {
+        arcs.sort_by_key(key);
+    } else {
+        arcs.sort_unstable_by_key(key);
+    }
+}
+
 /// Sort `(u, v, w)` by `(u, v)` and merge duplicates by `rule` in input order.
 fn sort_merge<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, rule: Combine) {
-    let stable = W::WEIGHTED && matches!(rule, Combine::First | Combine::Last);
-    let key = |a: &(Vertex, Vertex, W)| ((a.0 as u64) << 32) | a.1 as u64;
-    match (arcs.len() >= PAR_SORT, stable) {
-        (true, true) => arcs.par_sort_by_key(key),
-        (true, false) => arcs.par_sort_unstable_by_key(key),
-        (false, true) => arcs.sort_by_key(key),
-        (false, false) => arcs.sort_unstable_by_key(key),
-    }
+    sort_arcs(
+        arcs,
+        W::WEIGHTED && matches!(rule, Combine::First | Combine::Last),
+    );
     let mut k = 0;
     for i in 0..arcs.len() {
         if k > 0 && arcs[k - 1].0 == arcs[i].0 && arcs[k - 1].1 == arcs[i].1 {
@@ -451,12 +473,7 @@ impl<W: Weight> CTreeGraph<W> {
         let inn = self.inn.as_ref().map(|inn| {
             let mut rev: Vec<(Vertex, Vertex, W)> =
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
-            let key = |a: &(Vertex, Vertex, W)| ((a.0 as u64) << 32) | a.1 as u64;
-            if rev.len() >= PAR_SORT {
-                rev.par_sort_unstable_by_key(key);
-            } else {
-                rev.sort_unstable_by_key(key);
-            }
+            sort_arcs(&mut rev, false);
             let (items, pairs) = group(&rev);
             vtree::multi_update(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
                 let xs = &pairs[s..e];

@@ -816,6 +816,56 @@ fn weights_are_stored() {
     assert_eq!(g.find_edge(1, 3), Some(2.0));
 }
 
+/// Batches large enough to be radix-sorted (20,000 arcs, above the comparison-sort cutoff)
+/// with many duplicates: `First` and `Last` keep the batch's input order, on a directed graph
+/// with in-trees (whose reversed arcs are sorted the same way) and a symmetric one.
+#[test]
+fn large_batches_combine_duplicates_in_input_order() {
+    let mut rng = Rng(7);
+    let batch: Vec<(Vertex, Vertex, f64)> = (0..20_000)
+        .map(|i| (rng.below(300) as Vertex, rng.below(300) as Vertex, i as f64))
+        .collect();
+    for directed in [true, false] {
+        for rule in [Combine::First, Combine::Last] {
+            let mut model: BTreeMap<(Vertex, Vertex), f64> = BTreeMap::new();
+            for &(u, v, w) in &batch {
+                let mut put = |a: Vertex, b: Vertex| {
+                    let e = model.entry((a, b)).or_insert(w);
+                    if rule == Combine::Last {
+                        *e = w;
+                    }
+                };
+                put(u, v);
+                if !directed {
+                    put(v, u);
+                }
+            }
+            let g = CTreeGraph::<f64>::new(CTreeOptions {
+                directed,
+                in_edges: true,
+                b: 16,
+            });
+            let (g, _) = g.insert_edges(&batch, rule);
+            g.check();
+            let got: BTreeMap<(Vertex, Vertex), f64> =
+                g.arcs().into_iter().map(|(u, v, w)| ((u, v), w)).collect();
+            assert_eq!(got, model, "directed {directed}, {rule:?}");
+            if directed {
+                for (&(u, v), &w) in model.iter().take(500) {
+                    let mut seen = None;
+                    g.in_tree(v).unwrap().for_each(v, |x, wx: f64| {
+                        if x == u {
+                            seen = Some(wx);
+                        }
+                        true
+                    });
+                    assert_eq!(seen, Some(w), "in-arc {u}->{v}");
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------- measurement (not a test)
 
 /// RMAT edges (a, b, c) = (0.57, 0.19, 0.19) over `2^scale` vertices.
