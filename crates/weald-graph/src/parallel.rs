@@ -170,18 +170,38 @@ pub fn semisort_by_key<T: Copy + Send + Sync>(
         }
     }
     offsets[num_keys] = acc;
+    // Block b's range of key k ends where block b + 1's begins (the last block's, where key
+    // k + 1's begins). `key` is called again below: a key function that answers differently
+    // the second time is caught by these bounds instead of writing out of range.
+    let ends: Vec<Vec<usize>> = (0..counts.len())
+        .map(|b| match counts.get(b + 1) {
+            Some(next) => next.clone(),
+            None => offsets[1..].to_vec(),
+        })
+        .collect();
     let mut out: Vec<T> = Vec::with_capacity(n);
     let ptr = SendPtr(out.as_mut_ptr());
-    blocks.par_iter().zip(counts).for_each(|(c, mut pos)| {
-        let ptr = &ptr;
-        for x in c.iter() {
-            let k = key(x) as usize;
-            // SAFETY: each (block, key) owns a disjoint range of output slots.
-            unsafe { ptr.0.add(pos[k]).write(*x) };
-            pos[k] += 1;
-        }
-    });
-    // SAFETY: the counts cover every slot exactly once.
+    blocks
+        .par_iter()
+        .zip(counts)
+        .zip(&ends)
+        .for_each(|((c, mut pos), end)| {
+            let ptr = &ptr;
+            for x in c.iter() {
+                let k = key(x) as usize;
+                assert!(
+                    pos[k] < end[k],
+                    "semisort: the key function changed its answer"
+                );
+                // SAFETY: each (block, key) owns the disjoint range pos[k]..end[k] of output
+                // slots, all below n (checked above).
+                unsafe { ptr.0.add(pos[k]).write(*x) };
+                pos[k] += 1;
+            }
+            assert!(pos == *end, "semisort: the key function changed its answer");
+        });
+    // SAFETY: every (block, key) range was filled to its end (checked above), and the ranges
+    // cover 0..n.
     unsafe { out.set_len(n) };
     (out, offsets)
 }
@@ -210,7 +230,15 @@ pub fn radix_sort_by_key<T: Copy + Send + Sync>(
     let mut v = items;
     for p in 0..passes {
         let shift = p * width;
-        v = semisort_by_key(&v, 1 << width, |x| ((key(x) >> shift) & mask) as u32).0;
+        v = semisort_by_key(&v, 1 << width, |x| {
+            let k = key(x);
+            debug_assert!(
+                bits == 64 || k >> bits == 0,
+                "radix key {k} has more than {bits} bits"
+            );
+            ((k >> shift) & mask) as u32
+        })
+        .0;
     }
     v
 }
@@ -225,6 +253,26 @@ unsafe impl<T> Sync for SendPtr<T> {}
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A key function that answers differently when asked again is caught (a panic), never
+    /// an out-of-range write or an uninitialised slot.
+    #[test]
+    #[should_panic(expected = "changed its answer")]
+    fn semisort_catches_a_changing_key() {
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        let calls = AtomicU32::new(0);
+        let items: Vec<u32> = (0..10_000).collect();
+        // The first n calls (counting) put every item under key 0; the scatter's calls spread
+        // them over keys 0..3, past key 0's range.
+        let _ = semisort_by_key(&items, 4, |_| {
+            let c = calls.fetch_add(1, Relaxed);
+            if c < 10_000 {
+                0
+            } else {
+                c % 4
+            }
+        });
+    }
 
     proptest! {
         #[test]

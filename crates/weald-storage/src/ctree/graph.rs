@@ -102,10 +102,11 @@ impl<W: Weight> std::fmt::Debug for CTreeGraph<W> {
     }
 }
 
-/// Sort `(u, v, w)` by `(u, v)`; `stable` keeps equal pairs in input order. Large batches
-/// are radix-sorted (stable, parallel) on `u` and `v` packed into as many bits as their
-/// largest values need (40 for a million vertices: 4 passes), about twice as fast as a
-/// comparison sort of the same random pairs at 1 and 2 threads (2·10⁵ and 2·10⁶ RMAT arcs).
+/// Sort `(u, v, w)` by `(u, v)`; `stable` keeps equal pairs in input order (large batches are
+/// always sorted stably). Large batches are radix-sorted (parallel) on `u` and `v` packed
+/// into as many bits as their largest values need (40 for a million vertices: 4 passes),
+/// about twice as fast as a comparison sort of the same random pairs at 1 and 2 threads
+/// (2·10⁵ and 2·10⁶ RMAT arcs).
 fn sort_arcs<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, stable: bool) {
     if arcs.len() >= PAR_SORT {
         let (mu, mv) = arcs
