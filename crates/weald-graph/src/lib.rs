@@ -21,7 +21,9 @@ pub mod weight;
 
 pub use batch::{BatchResult, EdgeList, UpdateBatch};
 pub use error::{Result, WealdError};
-pub use traits::{prefetch, EdgeScan, Graph, InGraph, PREFETCH_AHEAD, PREFETCH_AHEAD_SHORT};
+pub use traits::{
+    prefetch, prefetch_at, EdgeScan, Graph, InGraph, PREFETCH_AHEAD, PREFETCH_AHEAD_SHORT,
+};
 pub use weight::{DistValue, Weight};
 
 /// A vertex id. Dense ids `0..n` index every per-vertex array.

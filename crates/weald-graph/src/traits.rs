@@ -124,6 +124,13 @@ pub fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// [`prefetch`] of element `i` of `xs` (a hint: `i` out of range is harmless). For the
+/// per-vertex state of a neighbour a few arcs ahead, or the start of a vertex's adjacency.
+#[inline(always)]
+pub fn prefetch_at<T>(xs: &[T], i: usize) {
+    prefetch(xs.as_ptr().wrapping_add(i));
+}
+
 /// Streaming over every arc, in no particular order, in parallel. Enough for PageRank-style
 /// algorithms; implemented for every [`Graph`] and by edge-centric engines.
 pub trait EdgeScan: Sync {

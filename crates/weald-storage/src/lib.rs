@@ -15,4 +15,4 @@ pub use ctree::{
     CTreeGraph, CTreeOptions, CTreeSet, FlatSnapshot, MemoryReport, Snapshot, VersionedGraph,
 };
 
-pub(crate) use weald_graph::prefetch;
+pub(crate) use weald_graph::{prefetch, prefetch_at};

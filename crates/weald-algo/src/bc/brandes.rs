@@ -81,8 +81,8 @@ impl<W> EdgeMapFn<W> for Count<'_> {
 
     #[inline(always)]
     fn prefetch(&self, d: Vertex) {
-        weald_graph::prefetch(self.level.as_ptr().wrapping_add(d as usize));
-        weald_graph::prefetch(self.sigma.as_ptr().wrapping_add(d as usize));
+        weald_graph::prefetch_at(self.level, d as usize);
+        weald_graph::prefetch_at(self.sigma, d as usize);
     }
 }
 
@@ -160,7 +160,7 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
                     Some(s) => {
                         for (j, &w) in s.iter().enumerate() {
                             if let Some(&a) = s.get(j + ARCS_AHEAD) {
-                                weald_graph::prefetch(level.as_ptr().wrapping_add(a as usize));
+                                weald_graph::prefetch_at(&level, a as usize);
                             }
                             pull(w);
                         }

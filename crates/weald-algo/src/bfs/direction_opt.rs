@@ -97,7 +97,7 @@ impl<W> EdgeMapFn<W> for Step<'_> {
 
     #[inline(always)]
     fn prefetch(&self, d: Vertex) {
-        weald_graph::prefetch(self.state.as_ptr().wrapping_add(d as usize));
+        weald_graph::prefetch_at(self.state, d as usize);
     }
 }
 
@@ -131,7 +131,7 @@ impl<W> EdgeMapFn<W> for DepthStep<'_> {
 
     #[inline(always)]
     fn prefetch(&self, d: Vertex) {
-        weald_graph::prefetch(self.depth.as_ptr().wrapping_add(d as usize));
+        weald_graph::prefetch_at(self.depth, d as usize);
     }
 }
 

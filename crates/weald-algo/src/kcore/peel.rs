@@ -26,7 +26,7 @@ use crate::traverse::bucket::{BucketId, Buckets};
 use crate::traverse::{for_each_out_ahead, frontier_scatter};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
-use weald_graph::{prefetch, Graph, Result, Vertex, WealdError};
+use weald_graph::{prefetch_at, Graph, Result, Vertex, WealdError};
 
 /// Parameters of k-core peeling (none yet).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,7 +97,7 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
             for_each_neighbor(
                 g,
                 v,
-                |a| prefetch(deg.as_ptr().wrapping_add(a as usize)),
+                |a| prefetch_at(&deg, a as usize),
                 |u| {
                     let slot = &deg[u as usize];
                     if slot.load(Relaxed) < PEELED {

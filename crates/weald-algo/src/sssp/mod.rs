@@ -93,7 +93,7 @@ impl Slots for [AtomicU64] {
     }
     #[inline(always)]
     fn prefetch(&self, v: usize) {
-        weald_graph::prefetch(self.as_ptr().wrapping_add(v));
+        weald_graph::prefetch_at(self, v);
     }
 }
 
@@ -156,7 +156,7 @@ impl Slots for Narrow {
     }
     #[inline(always)]
     fn prefetch(&self, v: usize) {
-        weald_graph::prefetch(self.slots.as_ptr().wrapping_add(v));
+        weald_graph::prefetch_at(&self.slots, v);
     }
 }
 

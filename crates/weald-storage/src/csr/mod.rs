@@ -50,9 +50,9 @@ impl<W: Weight> Adjacency<W> {
     #[inline(always)]
     fn prefetch(&self, v: Vertex) {
         if let Some(&o) = self.offsets.get(v as usize) {
-            crate::prefetch(self.targets.as_ptr().wrapping_add(o as usize));
+            crate::prefetch_at(&self.targets, o as usize);
             if W::WEIGHTED {
-                crate::prefetch(self.weights.as_ptr().wrapping_add(o as usize));
+                crate::prefetch_at(&self.weights, o as usize);
             }
         }
     }

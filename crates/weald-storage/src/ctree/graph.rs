@@ -8,6 +8,7 @@ use crate::csr::Csr;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use weald_graph::batch::Combine;
+use weald_graph::codec::bit_width;
 use weald_graph::parallel;
 use weald_graph::{
     BatchResult, EdgeList, Graph, InGraph, Result, UpdateBatch, Vertex, WealdError, Weight,
@@ -113,9 +114,8 @@ fn sort_arcs<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, stable: bool) {
             .par_iter()
             .map(|a| (a.0, a.1))
             .reduce(|| (0, 0), |x, y| (x.0.max(y.0), x.1.max(y.1)));
-        let bits = |x: Vertex| Vertex::BITS - x.leading_zeros();
-        let bv = bits(mv);
-        *arcs = parallel::radix_sort_by_key(std::mem::take(arcs), bits(mu) + bv, |a| {
+        let bv = bit_width(mv);
+        *arcs = parallel::radix_sort_by_key(std::mem::take(arcs), bit_width(mu) + bv, |a| {
             ((a.0 as u64) << bv) | a.1 as u64
         });
         return;
