@@ -28,6 +28,11 @@
 //! last L1 change is at least [`F32_UNTIL`] `= 1e-5`, the run never stops on such an iteration,
 //! and it finishes in `f64`, exactly as without rounding.
 //!
+//! **Passes.** An iteration reads the vertices twice: one pass computes the contributions and,
+//! on the way, the dangling mass and the rounding excess; the pull writes the new ranks and
+//! adds up the L1 change. (Five passes before, three of them sums over `n`: fusing them took
+//! RMAT scale 20, 1 thread, tol 1e-4, from 0.47 to 0.39 s.)
+//!
 //! **Determinism.** Each vertex sums its in-neighbours in adjacency order; reductions (dangling
 //! mass, L1 change) add fixed-size blocks in a fixed order. Without in-arcs (a directed graph
 //! stored without them) the push variant streams the arcs ([`weald_graph::EdgeScan`]) and adds
@@ -143,22 +148,27 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
     let f32_ok = f32_converges(d, params.tol);
     while iterations < params.max_iter {
         iterations += 1;
-        let dangling = det_sum(n, |v| if inv_deg[v] == 0.0 { rank[v] } else { 0.0 });
-        let base = (1.0 - d) / nf + d * dangling / nf;
         let rounded = pull && (f32_ok || l1_change >= F32_UNTIL);
-        if rounded {
-            contributions(&mut contrib32, &rank, &inv_deg, |c| c as f32);
-            // The mass the rounded contributions carry beyond the ranks they stand for, taken
-            // back evenly, so the ranks keep summing to 1.
-            let excess = det_sum(n, |u| match inv_deg[u] {
-                0.0 => 0.0,
-                i => contrib32[u] as f64 / i - rank[u],
-            });
-            pull_step(g, &contrib32, &mut next, base - d * excess / nf, d);
+        l1_change = if rounded {
+            let (dangling, excess) =
+                contributions(&mut contrib32, &rank, &inv_deg, |c| c as f32, f64::from);
+            // The mass the rounded contributions carry beyond the ranks they stand for is
+            // taken back evenly, so the ranks keep summing to 1.
+            let base = (1.0 - d) / nf + d * (dangling - excess) / nf;
+            pull_step(g, &contrib32, &rank, &mut next, base, d)
         } else if pull {
-            contributions(&mut contrib64, &rank, &inv_deg, |c| c);
-            pull_step(g, &contrib64, &mut next, base, d);
+            let (dangling, _) = contributions(&mut contrib64, &rank, &inv_deg, |c| c, |c| c);
+            pull_step(
+                g,
+                &contrib64,
+                &rank,
+                &mut next,
+                (1.0 - d) / nf + d * dangling / nf,
+                d,
+            )
         } else {
+            let dangling = det_sum(n, |v| if inv_deg[v] == 0.0 { rank[v] } else { 0.0 });
+            let base = (1.0 - d) / nf + d * dangling / nf;
             let q: Vec<u64> = rank
                 .par_iter()
                 .zip(&inv_deg)
@@ -167,12 +177,16 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
             g.par_scan_arcs(|u, v, _| {
                 fixed[v as usize].fetch_add(q[u as usize], Relaxed);
             });
-            next.par_iter_mut()
-                .zip(&fixed)
-                .with_min_len(1024)
-                .for_each(|(x, a)| *x = base + d * (a.swap(0, Relaxed) as f64 / FIXED));
-        }
-        l1_change = det_sum(n, |v| (next[v] - rank[v]).abs());
+            det_blocks(&mut next, |b, xs| {
+                let mut l1 = 0.0;
+                for (i, x) in xs.iter_mut().enumerate() {
+                    let v = b * BLOCK + i;
+                    *x = base + d * (fixed[v].swap(0, Relaxed) as f64 / FIXED);
+                    l1 += (*x - rank[v]).abs();
+                }
+                l1
+            })
+        };
         std::mem::swap(&mut rank, &mut next);
         if l1_change < params.tol && (f32_ok || !rounded) {
             break;
@@ -185,34 +199,65 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
     })
 }
 
-/// `contrib[u] = rank[u] / outdeg(u)` (0 for dangling vertices), stored by `store`.
-fn contributions<C: Send>(
+/// `Σ f(b, block)` over the blocks of [`BLOCK`] elements of `xs` (`b` the block's index),
+/// each block's value computed in parallel, the values added in block order: a sum that does
+/// not depend on the thread count.
+fn det_blocks<T: Send>(xs: &mut [T], f: impl Fn(usize, &mut [T]) -> f64 + Sync) -> f64 {
+    let parts: Vec<f64> = xs
+        .par_chunks_mut(BLOCK)
+        .enumerate()
+        .map(|(b, xs)| f(b, xs))
+        .collect();
+    parts.iter().sum()
+}
+
+/// `contrib[u] = rank[u] / outdeg(u)` (0 for dangling vertices), stored by `store`; returns
+/// the dangling mass `Σ rank[u]` over vertices without out-arcs and the excess of the stored
+/// contributions, `Σ (load(contrib[u]) · outdeg(u) − rank[u])` over the others, both summed
+/// as [`det_blocks`] does, in the same pass.
+fn contributions<C: Copy + Default + Send>(
     contrib: &mut Vec<C>,
     rank: &[f64],
     inv_deg: &[f64],
     store: impl Fn(f64) -> C + Sync,
-) {
-    contrib.clear();
-    rank.par_iter()
-        .zip(inv_deg)
-        .with_min_len(1024)
-        .map(|(&r, &i)| store(r * i))
-        .collect_into_vec(contrib);
+    load: impl Fn(C) -> f64 + Sync,
+) -> (f64, f64) {
+    contrib.resize(rank.len(), C::default());
+    let parts: Vec<(f64, f64)> = contrib
+        .par_chunks_mut(BLOCK)
+        .zip(rank.par_chunks(BLOCK).zip(inv_deg.par_chunks(BLOCK)))
+        .map(|(cs, (rs, is))| {
+            let (mut dangling, mut excess) = (0.0, 0.0);
+            for ((c, &r), &i) in cs.iter_mut().zip(rs).zip(is) {
+                *c = store(r * i);
+                if i == 0.0 {
+                    dangling += r;
+                } else {
+                    excess += load(*c) / i - r;
+                }
+            }
+            (dangling, excess)
+        })
+        .collect();
+    parts
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y))
 }
 
 /// One pull iteration: `next[v] = base + d · Σ_{u→v} contrib[u]`, summed in `f64` in
-/// adjacency order.
+/// adjacency order; returns the L1 change `Σ |next[v] − rank[v]|` (summed as [`det_blocks`]).
 fn pull_step<G: InGraph, C: Copy + Into<f64> + Sync>(
     g: &G,
     contrib: &[C],
+    rank: &[f64],
     next: &mut [f64],
     base: f64,
     d: f64,
-) {
-    next.par_iter_mut()
-        .enumerate()
-        .with_min_len(256)
-        .for_each(|(v, x)| {
+) -> f64 {
+    det_blocks(next, |b, xs| {
+        let mut l1 = 0.0;
+        for (i, x) in xs.iter_mut().enumerate() {
+            let v = b * BLOCK + i;
             let mut sum = 0.0;
             g.prefetch_in((v as u32).saturating_add(PREFETCH_AHEAD));
             g.for_each_in(v as u32, |u, _| {
@@ -220,7 +265,10 @@ fn pull_step<G: InGraph, C: Copy + Into<f64> + Sync>(
                 true
             });
             *x = base + d * sum;
-        });
+            l1 += (*x - rank[v]).abs();
+        }
+        l1
+    })
 }
 
 #[cfg(test)]
