@@ -24,7 +24,7 @@ pub use error::{Result, WealdError};
 pub use traits::{
     prefetch, prefetch_at, EdgeScan, Graph, InGraph, PREFETCH_AHEAD, PREFETCH_AHEAD_SHORT,
 };
-pub use weight::{DistValue, Weight};
+pub use weight::{DistValue, Weight, WeightSummary};
 
 /// A vertex id. Dense ids `0..n` index every per-vertex array.
 pub type Vertex = u32;

@@ -51,6 +51,13 @@ pub trait Graph: Sync {
         None
     }
 
+    /// A summary of every stored arc's weight (extremes, sum, NaNs). The default walks every
+    /// adjacency; a backend that knows it (the CSR gathers it when built, from its flat weight
+    /// array) returns it at once.
+    fn weight_summary(&self) -> crate::WeightSummary {
+        crate::WeightSummary::of_graph(self)
+    }
+
     /// Number of undirected edges (symmetric) or arcs (directed), a self loop counting once.
     fn num_edges(&self) -> usize {
         if self.is_directed() {

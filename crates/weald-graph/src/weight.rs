@@ -207,3 +207,147 @@ mod tests {
         assert_eq!(i32::parse("-4"), Some(-4));
     }
 }
+
+/// What a graph's weights are, in one pass: delta-stepping's check for negative and NaN
+/// weights and its default bucket width and distance width come from it. Extremes and sum are
+/// taken on the weights as path lengths ([`Weight::to_dist`], so 1 per arc when unweighted)
+/// and reported as `f64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightSummary {
+    /// Some weight is NaN (NaNs are left out of every other field but `arcs`).
+    pub nan: bool,
+    /// The smallest weight (`+∞` if there is none).
+    pub min: f64,
+    /// The smallest positive weight (`+∞` if there is none).
+    pub min_positive: f64,
+    /// The largest weight (`0` if there is none).
+    pub max: f64,
+    /// Sum of the weights.
+    pub sum: f64,
+    /// Number of arcs (weights) seen.
+    pub arcs: usize,
+}
+
+/// [`WeightSummary`] while it is gathered: extremes as order-preserving bits (integer
+/// compares), the sum in the distance type per run (an integer add for integer weights, not a
+/// 4-cycle `f64` add), so the per-arc dependency chains stay short.
+#[derive(Clone, Copy)]
+struct Gather {
+    nan: bool,
+    min: u64,
+    min_positive: u64,
+    max: u64,
+    sum: f64,
+    arcs: usize,
+}
+
+impl Gather {
+    const EMPTY: Gather = Gather {
+        nan: false,
+        min: u64::MAX,
+        min_positive: u64::MAX,
+        max: 0,
+        sum: 0.0,
+        arcs: 0,
+    };
+
+    /// Add one weight: to the extremes, and to `sum`, the sum of the current run (added to
+    /// the total by [`Gather::end_run`]).
+    #[inline(always)]
+    fn add<W: Weight>(&mut self, sum: &mut W::Dist, w: W) {
+        let zero = W::Dist::ZERO.to_ordered_bits();
+        let d = w.to_dist();
+        // NaN is the only value unequal to itself.
+        #[allow(clippy::eq_op)]
+        let nan = d != d;
+        let b = d.to_ordered_bits();
+        let (lo, hi) = if nan { (u64::MAX, 0) } else { (b, b) };
+        self.nan |= nan;
+        self.min = self.min.min(lo);
+        self.max = self.max.max(hi);
+        self.min_positive = self.min_positive.min(if lo > zero { lo } else { u64::MAX });
+        *sum = sum.plus(if nan { W::Dist::ZERO } else { d });
+        self.arcs += 1;
+    }
+
+    fn end_run<W: Weight>(mut self, sum: W::Dist) -> Self {
+        self.sum += sum.to_f64();
+        self
+    }
+
+    fn merge(self, b: Gather) -> Gather {
+        Gather {
+            nan: self.nan | b.nan,
+            min: self.min.min(b.min),
+            min_positive: self.min_positive.min(b.min_positive),
+            max: self.max.max(b.max),
+            sum: self.sum + b.sum,
+            arcs: self.arcs + b.arcs,
+        }
+    }
+
+    fn finish<W: Weight>(self) -> WeightSummary {
+        // An extreme still at its starting bits saw no weight (no arcs, or only NaNs): neither
+        // u64::MAX nor 0 is a weight's bits (they encode NaNs, or i64::MAX and i64::MIN).
+        let value = |bits: u64, start: u64, none: f64| {
+            if bits == start {
+                none
+            } else {
+                W::Dist::from_ordered_bits(bits).to_f64()
+            }
+        };
+        WeightSummary {
+            nan: self.nan,
+            min: value(self.min, u64::MAX, f64::INFINITY),
+            min_positive: value(self.min_positive, u64::MAX, f64::INFINITY),
+            max: value(self.max, 0, 0.0),
+            sum: self.sum,
+            arcs: self.arcs,
+        }
+    }
+}
+
+impl WeightSummary {
+    /// The summary of an array of weights, in parallel (a float sum may differ in its last
+    /// bits with the thread count; integer sums are exact). About 1 ns per weight on one
+    /// thread: the CSR gathers it when built (RMAT scale 20, 31 M weights: +35 ms to a 0.10 s
+    /// binary load), and each delta-stepping run on it saves that pass over the adjacency.
+    pub fn of_weights<W: Weight>(ws: &[W]) -> Self {
+        use rayon::prelude::*;
+        ws.par_chunks(4096)
+            .fold(
+                || Gather::EMPTY,
+                |mut a, ws| {
+                    let mut sum = W::Dist::ZERO;
+                    for &w in ws {
+                        a.add(&mut sum, w);
+                    }
+                    a.end_run::<W>(sum)
+                },
+            )
+            .reduce(|| Gather::EMPTY, Gather::merge)
+            .finish::<W>()
+    }
+
+    /// The summary of every stored arc's weight of `g`, walking every adjacency in parallel
+    /// ([`crate::Graph::weight_summary`]'s default).
+    pub fn of_graph<G: crate::Graph + ?Sized>(g: &G) -> Self {
+        use rayon::prelude::*;
+        (0..g.num_vertices() as crate::Vertex)
+            .into_par_iter()
+            .with_min_len(256)
+            .fold(
+                || Gather::EMPTY,
+                |mut a, u| {
+                    let mut sum = <G::W as Weight>::Dist::ZERO;
+                    g.for_each_out(u, |_, w| {
+                        a.add(&mut sum, w);
+                        true
+                    });
+                    a.end_run::<G::W>(sum)
+                },
+            )
+            .reduce(|| Gather::EMPTY, Gather::merge)
+            .finish::<G::W>()
+    }
+}

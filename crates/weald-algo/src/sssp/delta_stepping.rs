@@ -28,7 +28,7 @@ use super::{
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
-use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, WeightSummary};
 
 /// Parameters of delta-stepping.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,101 +39,8 @@ pub struct Params {
     pub delta: Option<f64>,
 }
 
-/// Weight statistics of the graph, gathered in one parallel pass.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct WeightStats {
-    /// Some weight is NaN.
-    pub(super) nan: bool,
-    /// The smallest, smallest positive and largest weight (NaNs left out).
-    pub(super) min: f64,
-    pub(super) min_positive: f64,
-    pub(super) max: f64,
-    pub(super) sum: f64,
-    pub(super) arcs: usize,
-}
-
-/// [`WeightStats`] in one parallel pass. Per arc it keeps short dependency chains: the sum in
-/// the distance type (an integer add for integer weights, not a 4-cycle `f64` add) and the
-/// minima and maximum as order-preserving bits (integer compares); `f64` only at the end.
-/// (The pass reads every arc, so on RMAT s20 its `f64` chains were a tenth of an SSSP run.)
-pub(super) fn weight_stats<G: Graph>(g: &G) -> WeightStats {
-    type D<G> = DistOf<G>;
-    #[derive(Clone, Copy)]
-    struct Acc {
-        nan: bool,
-        min: u64,
-        min_positive: u64,
-        max: u64,
-        sum: f64,
-        arcs: usize,
-    }
-    let zero = D::<G>::ZERO.to_ordered_bits();
-    let empty = Acc {
-        nan: false,
-        min: u64::MAX,
-        min_positive: u64::MAX,
-        max: 0,
-        sum: 0.0,
-        arcs: 0,
-    };
-    let acc = (0..g.num_vertices() as Vertex)
-        .into_par_iter()
-        .with_min_len(256)
-        .fold(
-            || empty,
-            |mut a, u| {
-                let mut sum = D::<G>::ZERO;
-                g.for_each_out(u, |_, w| {
-                    let d = w.to_dist();
-                    // NaN is the only value unequal to itself; it is left out of the extremes.
-                    #[allow(clippy::eq_op)]
-                    let nan = d != d;
-                    let b = d.to_ordered_bits();
-                    let (lo, hi) = if nan { (u64::MAX, 0) } else { (b, b) };
-                    a.nan |= nan;
-                    a.min = a.min.min(lo);
-                    a.max = a.max.max(hi);
-                    a.min_positive = a.min_positive.min(if lo > zero { lo } else { u64::MAX });
-                    sum = sum.plus(if nan { D::<G>::ZERO } else { d });
-                    a.arcs += 1;
-                    true
-                });
-                a.sum += sum.to_f64();
-                a
-            },
-        )
-        .reduce(
-            || empty,
-            |a, b| Acc {
-                nan: a.nan | b.nan,
-                min: a.min.min(b.min),
-                min_positive: a.min_positive.min(b.min_positive),
-                max: a.max.max(b.max),
-                sum: a.sum + b.sum,
-                arcs: a.arcs + b.arcs,
-            },
-        );
-    // An extreme still at its starting bits saw no weight (no arcs, or only NaNs): neither
-    // u64::MAX nor 0 is a weight's bits (they encode NaNs, or i64::MAX and i64::MIN).
-    let value = |bits: u64, start: u64, none: f64| {
-        if bits == start {
-            none
-        } else {
-            D::<G>::from_ordered_bits(bits).to_f64()
-        }
-    };
-    WeightStats {
-        nan: acc.nan,
-        min: value(acc.min, empty.min, f64::INFINITY),
-        min_positive: value(acc.min_positive, empty.min_positive, f64::INFINITY),
-        max: value(acc.max, empty.max, 0.0),
-        sum: acc.sum,
-        arcs: acc.arcs,
-    }
-}
-
 /// The default bucket width for these statistics (see [`Params::delta`]).
-fn default_delta(s: &WeightStats, n: usize) -> f64 {
+fn default_delta(s: &WeightSummary, n: usize) -> f64 {
     if s.arcs == 0 || !(s.min_positive.is_finite()) {
         return 1.0;
     }
@@ -195,7 +102,7 @@ pub fn distances<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Vec
     require_weighted::<G>("delta-stepping")?;
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
-    let stats = weight_stats(g);
+    let stats = g.weight_summary();
     if stats.nan || stats.min < 0.0 {
         let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
             let mut found = None;

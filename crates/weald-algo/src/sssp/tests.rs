@@ -388,7 +388,13 @@ proptest! {
 /// errors for a negative or NaN weight name the arc.
 #[test]
 fn weight_stats_and_bad_weights() {
-    use delta_stepping::weight_stats;
+    use weald_graph::WeightSummary;
+    // The CSR's summary (gathered from its weight array when built) equals the walk's.
+    fn weight_stats<W: Weight>(g: &Csr<W>) -> WeightSummary {
+        let s = g.weight_summary();
+        assert_eq!(s, WeightSummary::of_graph(g));
+        s
+    }
     // Directed: 0 →(5) 1, 1 →(0) 2, 2 →(12) 0, 0 →(3) 2.
     let g = graph::<i32>(true, 3, &[(0, 1, 5), (1, 2, 0), (2, 0, 12), (0, 2, 3)]);
     let s = weight_stats(&g);

@@ -168,6 +168,9 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         self.0.out_neighbors_slice(v)
     }
+    fn weight_summary(&self) -> weald_graph::WeightSummary {
+        self.0.weight_summary()
+    }
     fn num_self_loops(&self) -> usize {
         self.0.num_self_loops()
     }

@@ -9,7 +9,7 @@ mod build;
 pub use build::{BuildOptions, BuildStats};
 
 use rayon::prelude::*;
-use weald_graph::{Graph, InGraph, Vertex, Weight};
+use weald_graph::{Graph, InGraph, Vertex, Weight, WeightSummary};
 
 /// One direction of adjacency: offsets, sorted targets, and weights alongside.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -135,6 +135,8 @@ pub struct Csr<W: Weight = ()> {
     /// `orig_ids[v]` is the user's id of vertex `v`, when ids were relabelled.
     orig_ids: Option<Vec<u32>>,
     self_loops: usize,
+    /// The summary of the out-arcs' weights, gathered when built (weighted graphs only).
+    weights: Option<WeightSummary>,
 }
 
 impl<W: Weight> Csr<W> {
@@ -252,6 +254,7 @@ impl<W: Weight> Csr<W> {
             .with_min_len(1024)
             .map(|v| out.targets[out.range(v)].binary_search(&v).is_ok() as usize)
             .sum();
+        let weights = W::WEIGHTED.then(|| WeightSummary::of_weights(&out.weights));
         Csr {
             n,
             directed,
@@ -259,6 +262,7 @@ impl<W: Weight> Csr<W> {
             inn,
             orig_ids,
             self_loops,
+            weights,
         }
     }
 
@@ -391,6 +395,13 @@ impl<W: Weight> Graph for Csr<W> {
     #[inline]
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         Some(&self.out.targets[self.out.range(v)])
+    }
+
+    fn weight_summary(&self) -> WeightSummary {
+        match self.weights {
+            Some(s) => s,
+            None => WeightSummary::of_graph(self),
+        }
     }
 
     fn num_self_loops(&self) -> usize {
