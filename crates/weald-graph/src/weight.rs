@@ -282,7 +282,7 @@ impl Gather {
 impl WeightSummary {
     /// The summary of an array of weights, in parallel: blocks of 4096 weights, their
     /// partial results combined in block order, so the float sum does not depend on the thread
-    /// count (a CSR's summary is part of its equality). About 1 ns per weight on one thread:
+    /// count. About 1 ns per weight on one thread:
     /// the CSR gathers it when built (RMAT scale 20, 31 M weights: +35 ms to a 0.10 s binary
     /// load), and each delta-stepping run on it saves that pass over the adjacency.
     pub fn of_weights<W: Weight>(ws: &[W]) -> Self {
@@ -305,7 +305,8 @@ impl WeightSummary {
     }
 
     /// The summary of every stored arc's weight of `g`, walking every adjacency in parallel
-    /// ([`crate::Graph::weight_summary`]'s default).
+    /// ([`crate::Graph::weight_summary`]'s default). Its float sum is grouped by vertex and may
+    /// differ from [`of_weights`](Self::of_weights)' in the last bits.
     pub fn of_graph<G: crate::Graph + ?Sized>(g: &G) -> Self {
         use rayon::prelude::*;
         (0..g.num_vertices() as crate::Vertex)

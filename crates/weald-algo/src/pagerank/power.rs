@@ -88,7 +88,9 @@ pub fn f32_converges(damping: f64, tol: f64) -> bool {
 /// least this (then `f64` to the end).
 pub const F32_UNTIL: f64 = 1e-5;
 
-/// Block size of the deterministic reductions (independent of the thread count).
+/// Block size of the deterministic reductions (independent of the thread count), and of the
+/// pull's tasks. Blocks of 1024 for the pull (to balance
+/// skewed in-degrees) measured 7 % slower on uniform scale 20 and no faster on RMAT.
 const BLOCK: usize = 4096;
 /// Fixed-point scale of the push variant.
 const FIXED: f64 = (1u64 << 60) as f64;
@@ -150,14 +152,20 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
         iterations += 1;
         let rounded = pull && (f32_ok || l1_change >= F32_UNTIL);
         l1_change = if rounded {
-            let (dangling, excess) =
-                contributions(&mut contrib32, &rank, &inv_deg, |c| c as f32, f64::from);
+            let (dangling, excess) = contributions(
+                &mut contrib32,
+                &rank,
+                &inv_deg,
+                |c| c as f32,
+                Some(f64::from),
+            );
             // The mass the rounded contributions carry beyond the ranks they stand for is
             // taken back evenly, so the ranks keep summing to 1.
             let base = (1.0 - d) / nf + d * (dangling - excess) / nf;
             pull_step(g, &contrib32, &rank, &mut next, base, d)
         } else if pull {
-            let (dangling, _) = contributions(&mut contrib64, &rank, &inv_deg, |c| c, |c| c);
+            let no_excess = None::<fn(f64) -> f64>;
+            let (dangling, _) = contributions(&mut contrib64, &rank, &inv_deg, |c| c, no_excess);
             pull_step(
                 g,
                 &contrib64,
@@ -212,15 +220,15 @@ fn det_blocks<T: Send>(xs: &mut [T], f: impl Fn(usize, &mut [T]) -> f64 + Sync) 
 }
 
 /// `contrib[u] = rank[u] / outdeg(u)` (0 for dangling vertices), stored by `store`; returns
-/// the dangling mass `Σ rank[u]` over vertices without out-arcs and the excess of the stored
-/// contributions, `Σ (load(contrib[u]) · outdeg(u) − rank[u])` over the others, both summed
-/// as [`det_blocks`] does, in the same pass.
+/// the dangling mass `Σ rank[u]` over vertices without out-arcs and, with `load`, the excess
+/// of the stored contributions, `Σ (load(contrib[u]) · outdeg(u) − rank[u])` over the others
+/// (0 without), both summed as [`det_blocks`] does, in the same pass.
 fn contributions<C: Copy + Default + Send>(
     contrib: &mut Vec<C>,
     rank: &[f64],
     inv_deg: &[f64],
     store: impl Fn(f64) -> C + Sync,
-    load: impl Fn(C) -> f64 + Sync,
+    load: Option<impl Fn(C) -> f64 + Sync>,
 ) -> (f64, f64) {
     contrib.resize(rank.len(), C::default());
     let parts: Vec<(f64, f64)> = contrib
@@ -232,7 +240,7 @@ fn contributions<C: Copy + Default + Send>(
                 *c = store(r * i);
                 if i == 0.0 {
                     dangling += r;
-                } else {
+                } else if let Some(load) = &load {
                     excess += load(*c) / i - r;
                 }
             }
@@ -277,6 +285,7 @@ mod tests {
     use crate::pagerank::verify;
     use crate::traverse::testutil::*;
     use proptest::prelude::*;
+    use weald_graph::Vertex;
 
     //   0 → 1 → 2        3 (isolated, dangling)
     //   ↑_______|        2 → 0 closes the cycle
@@ -400,6 +409,45 @@ mod tests {
         assert!(f32_converges(0.85, 1e-4) && f32_converges(0.85, 1.4e-6));
         assert!(!f32_converges(0.85, 1e-6) && !f32_converges(0.99, 1e-6));
         assert!(f32_converges(0.99, 1e-4) && !f32_converges(1.0, 1.0));
+    }
+
+    /// Graphs of several blocks (of the pull and of the other passes), so that the block
+    /// indexing and the in-order sums are exercised: pull (symmetric, and directed with
+    /// in-arcs) and push (directed without), each verified and equal at 1, 2 and 3 threads.
+    #[test]
+    fn many_blocks_verify_and_are_deterministic() {
+        let n = 3 * BLOCK + 17;
+        let mut x = 7u64;
+        let arcs: Vec<(Vertex, Vertex)> = (0..8 * n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let u = (x >> 33) as usize % n;
+                // Skewed targets: a few hubs with long in-lists, as on RMAT.
+                let v = if x & 7 == 0 {
+                    (x >> 13) as usize % 8
+                } else {
+                    (x >> 7) as usize % n
+                };
+                (u as Vertex, v as Vertex)
+            })
+            .collect();
+        let p = Params {
+            tol: 1e-9,
+            ..Default::default()
+        };
+        for g in [
+            csr(n, &arcs, false),
+            csr(n, &arcs, true),
+            csr_no_in(n, &arcs),
+        ] {
+            let one = with_threads(1, || run(&g, &p).unwrap());
+            assert_eq!(verify(&g, &one, &p), Ok(()));
+            assert!(one.iterations > 2, "{}", one.iterations);
+            assert_eq!(one, with_threads(2, || run(&g, &p).unwrap()));
+            assert_eq!(one, with_threads(3, || run(&g, &p).unwrap()));
+        }
     }
 
     proptest! {

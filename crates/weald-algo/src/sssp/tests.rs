@@ -291,6 +291,28 @@ fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
+    /// The CSR's weight summary (gathered from its weight array when built, and again when
+    /// rebuilt by `from_graph`) equals the walk over its out-arcs, for symmetric graphs and for
+    /// directed ones with and without in-arcs (integer weights: the sums are exact, so equal
+    /// whatever their grouping).
+    #[test]
+    fn csr_weight_summary_matches_the_walk(
+        n in 1usize..300,
+        arcs in proptest::collection::vec((0u32..300, 0u32..300, -50i32..1000), 0..3000),
+        kind in 0usize..3,
+    ) {
+        let arcs: Vec<(Vertex, Vertex, i32)> =
+            arcs.into_iter().map(|(u, v, w)| (u % n as u32, v % n as u32, w)).collect();
+        let mut e = EdgeList::from_triples(arcs.iter().copied());
+        e.num_vertices = e.num_vertices.max(n);
+        let opts = BuildOptions { directed: kind > 0, in_edges: kind == 2, ..Default::default() };
+        let g = Csr::build(e, &opts).unwrap().0;
+        let s = g.weight_summary();
+        prop_assert_eq!(s, weald_graph::WeightSummary::of_graph(&g));
+        prop_assert_eq!(s.arcs, g.num_arcs());
+        prop_assert_eq!(Csr::from_graph(&g).weight_summary(), s);
+    }
+
     /// Small weights (delta-stepping keeps 4-byte distances) and, in some graphs, weights of
     /// 2^29 and more, where `(n − 1) · max weight` does not fit in 32 bits (8-byte distances);
     /// directed graphs find parents by pushing, symmetric ones by pulling.
