@@ -282,9 +282,9 @@ impl Gather {
 impl WeightSummary {
     /// The summary of an array of weights, in parallel: blocks of 4096 weights, their
     /// partial results combined in block order, so the float sum does not depend on the thread
-    /// count. About 1 ns per weight on one thread:
-    /// the CSR gathers it when built (RMAT scale 20, 31 M weights: +35 ms to a 0.10 s binary
-    /// load), and each delta-stepping run on it saves that pass over the adjacency.
+    /// count. About 1 ns per weight on one thread: the CSR gathers it when built (RMAT scale
+    /// 20, 31 M weights: +35 ms to a 0.10 s binary load), and each delta-stepping run on it
+    /// saves that pass over the adjacency.
     pub fn of_weights<W: Weight>(ws: &[W]) -> Self {
         use rayon::prelude::*;
         let parts: Vec<Gather> = ws
@@ -354,6 +354,7 @@ mod tests {
         assert_eq!(i32::parse("x"), None);
         assert_eq!(i32::parse("-4"), Some(-4));
     }
+
     /// The summary of a weight array: exact extremes, NaN left out, and a float sum that is
     /// the same whatever the thread count (blocks combined in order).
     #[test]
