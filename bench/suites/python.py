@@ -1,10 +1,13 @@
 """python: Weald through `import weald` (the PyO3 package) against the peers people call from
 Python, each in its natural form (issue 6's table).
 
-* `call overhead: cc, N vertices`: connected components on a tiny RMAT graph (scale 6), each
-  timed repeat averaging many calls, so the figure is the fixed cost of one call (argument
-  checks, GIL release, result array) plus a trivial kernel. Peers: NetworKit, igraph,
-  rustworkx, networkx.
+* `call overhead: cc, N vertices`: the number of connected components of a tiny RMAT graph
+  (scale 6), each timed repeat averaging many calls, so the figure is the fixed cost of one
+  call (argument checks, GIL release) plus a small kernel. Weald calls
+  `weald.number_connected_components` (the same Afforest run as `connected_components`, no
+  label array), NetworKit ConnectedComponents + numberOfComponents, networkx
+  number_connected_components; igraph and rustworkx list the components and count them.
+  The `cc` row on the RMAT graph makes the same calls.
 * `load text edge list`: `weald.read(path)` vs NetworKit's EdgeListReader, igraph's
   Read_Edgelist, rustworkx's read_edge_list (NetworKit and igraph with their duplicate removal;
   rustworkx keeps both directions of each edge, see the load suite).

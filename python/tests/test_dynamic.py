@@ -97,6 +97,7 @@ def test_stream_facebook_and_compare_with_static():
         assert weald.triangle_count(snap) == sum(nx.triangles(H).values()) // 3
         comps = list(nx.connected_components(H))
         assert len(np.unique(weald.connected_components(snap))) == len(comps)
+        assert weald.number_connected_components(snap) == len(comps)
 
 
 def test_weighted_dynamic_graph_and_from_graph(tmp_path):

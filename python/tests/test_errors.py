@@ -89,11 +89,14 @@ def test_invalid_arguments(small):
         weald.bfs("not a graph", 0)
     with pytest.raises(TypeError):
         weald.bfs(small, "0")
+    with pytest.raises(TypeError):
+        weald.number_connected_components("not a graph")
 
 
 def test_empty_graph():
     g = weald.Graph.from_edges([], [])
     assert weald.connected_components(g).tolist() == []
+    assert weald.number_connected_components(g) == 0
     assert weald.pagerank(g).tolist() == []
     assert weald.triangle_count(g) == 0
     with pytest.raises(IndexError):

@@ -44,6 +44,8 @@ def test_components_as_partitions(rel, directed):
     comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
     comps = list(comps)
     assert len(np.unique(label)) == len(comps)
+    count = nx.number_weakly_connected_components(G) if directed else nx.number_connected_components(G)
+    assert weald.number_connected_components(g) == count == len(comps)
     for c in comps:
         labels = {int(label[pos[v]]) for v in c}
         assert labels == {min(pos[v] for v in c)}

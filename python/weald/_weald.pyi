@@ -514,6 +514,20 @@ def connected_components(graph: Graph) -> IntArray:
     Complexity: O(n + m) expected, parallel. Example: `np.unique(weald.connected_components(g))`.
     """
 
+def number_connected_components(graph: Graph) -> int:
+    """The number of connected components (weakly connected for directed graphs), Afforest.
+
+    Returns: int, the number of components, as networkx's `number_connected_components` (and
+    `number_weakly_connected_components` for a directed graph) counts them; isolated vertices
+    are components of their own. The same computation as `connected_components`, without the
+    label array.
+    Complexity: O(n + m) expected, parallel.
+
+    Example:
+        >>> weald.number_connected_components(weald.Graph.from_edges([0, 2], [1, 3]))
+        2
+    """
+
 def sssp(graph: Graph, source: int, delta: float | None = None, *, parents: bool = False) -> FloatArray | tuple[FloatArray, IntArray]:
     """Single-source shortest paths by delta-stepping (non-negative weights).
 
