@@ -28,7 +28,11 @@ def fmt_time(x: float) -> str:
         return f"{x:.2f} s"
     if x >= 1e-3:
         return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} µs"
+    if x >= 1e-5:
+        return f"{x * 1e6:.0f} µs"
+    # Calls of a few microseconds (call overhead): whole microseconds would print 1.2 and
+    # 0.8 µs both as "1 µs".
+    return f"{x * 1e6:.2f} µs"
 
 
 def write(out: Path, payload: dict) -> None:
