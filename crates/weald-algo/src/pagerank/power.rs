@@ -140,6 +140,9 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
     let mut iterations = 0;
     let mut l1_change = f64::INFINITY;
     let f32_ok = f32_converges(d, params.tol);
+    // Every vertex's share of the teleport and of `mass` (the dangling vertices' rank, less
+    // any rounding excess), spread uniformly.
+    let base = |mass: f64| (1.0 - d) / nf + d * mass / nf;
     while iterations < params.max_iter {
         iterations += 1;
         let rounded = pull && (f32_ok || l1_change >= F32_UNTIL);
@@ -153,19 +156,11 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
             );
             // The mass the rounded contributions carry beyond the ranks they stand for is
             // taken back evenly, so the ranks keep summing to 1.
-            let base = (1.0 - d) / nf + d * (dangling - excess) / nf;
-            pull_step(g, &contrib32, &rank, &mut next, base, d)
+            pull_step(g, &contrib32, &rank, &mut next, base(dangling - excess), d)
         } else if pull {
             let no_excess = None::<fn(f64) -> f64>;
             let (dangling, _) = contributions(&mut contrib64, &rank, &inv_deg, |c| c, no_excess);
-            pull_step(
-                g,
-                &contrib64,
-                &rank,
-                &mut next,
-                (1.0 - d) / nf + d * dangling / nf,
-                d,
-            )
+            pull_step(g, &contrib64, &rank, &mut next, base(dangling), d)
         } else {
             // The contributions in fixed point, for exact (order-independent) atomic sums.
             let no_excess = None::<fn(u64) -> f64>;
@@ -176,7 +171,7 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
                 |c| (c * FIXED).round() as u64,
                 no_excess,
             );
-            let base = (1.0 - d) / nf + d * dangling / nf;
+            let base = base(dangling);
             g.par_scan_arcs(|u, v, _| {
                 fixed[v as usize].fetch_add(contrib_fixed[u as usize], Relaxed);
             });
