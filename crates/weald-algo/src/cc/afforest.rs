@@ -47,8 +47,15 @@ pub struct Output {
     pub num_components: usize,
 }
 
+/// Graphs with at most this many vertices are labelled by the calling thread alone, with plain
+/// loops and plain stores: on a few dozen vertices, rayon's splitting and the locked
+/// compare-exchange of every hook were half of the call.
+const SEQ_VERTICES: usize = 1024;
+
+/// Hook the roots of `u` and `v` together (the larger root under the smaller). `SEQ`: no other
+/// thread touches `comp`, so a checked store replaces the compare-exchange.
 #[inline]
-fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
+fn link<const SEQ: bool>(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
     let get = |x: Vertex| comp[x as usize].load(Relaxed);
     let mut p1 = get(u);
     let mut p2 = get(v);
@@ -58,10 +65,15 @@ fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
         // Already `low`, or we hooked the root `high` under `low`.
         if p_high == low
             || (p_high == high
-                && comp[high as usize]
-                    .compare_exchange(high, low, Relaxed, Relaxed)
-                    .is_ok())
+                && (SEQ || {
+                    comp[high as usize]
+                        .compare_exchange(high, low, Relaxed, Relaxed)
+                        .is_ok()
+                }))
         {
+            if SEQ && p_high == high {
+                comp[high as usize].store(low, Relaxed);
+            }
             break;
         }
         p1 = get(get(high));
@@ -69,8 +81,23 @@ fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
     }
 }
 
-fn compress(comp: &[AtomicU32]) {
-    comp.par_iter().with_min_len(4096).for_each(|c| {
+/// `f(v)` for every vertex `v < n`: a plain loop with `SEQ`, else in parallel in pieces of
+/// at least `grain`.
+#[inline]
+fn for_each_vertex<const SEQ: bool>(n: usize, grain: usize, f: impl Fn(Vertex) + Sync + Send) {
+    if SEQ {
+        (0..n as Vertex).for_each(f);
+    } else {
+        (0..n as Vertex)
+            .into_par_iter()
+            .with_min_len(grain)
+            .for_each(f);
+    }
+}
+
+fn compress<const SEQ: bool>(comp: &[AtomicU32]) {
+    for_each_vertex::<SEQ>(comp.len(), 4096, |v| {
+        let c = &comp[v as usize];
         let mut x = c.load(Relaxed);
         loop {
             let y = comp[x as usize].load(Relaxed);
@@ -112,15 +139,26 @@ fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The most frequent label among a deterministic sample of vertices.
+/// A label to skip in the last phase: the most frequent label among a deterministic sample of
+/// `samples` vertices; with no more vertices than samples, the majority label of all vertices
+/// if there is one (Boyer-Moore's vote: one pass in registers), else the vote's survivor.
+/// Any label is a correct choice; a large component's saves the most work.
 fn sample_frequent(comp: &[AtomicU32], samples: usize) -> Option<Vertex> {
     let n = comp.len();
     if n == 0 || samples == 0 {
         return None;
     }
-    // More samples than vertices tell nothing new; on a tiny graph they would be most of the
-    // call's time (1024 samples against a kernel of a few hundred arcs).
-    let samples = samples.min(n);
+    if n <= samples {
+        let (mut cand, mut votes) = (0, 0u32);
+        for c in comp {
+            let l = c.load(Relaxed);
+            if votes == 0 {
+                cand = l;
+            }
+            votes = if l == cand { votes + 1 } else { votes - 1 };
+        }
+        return Some(cand);
+    }
     // Sort the sampled labels and take the longest run (the smallest label on ties): at most
     // 1024 integers, cheaper than hashing each into a map.
     let mut labels: Vec<Vertex> = (0..samples)
@@ -138,23 +176,33 @@ fn sample_frequent(comp: &[AtomicU32], samples: usize) -> Option<Vertex> {
 
 /// (Weakly) connected components; see the module docs. Never fails.
 pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
+    Ok(if g.num_vertices() <= SEQ_VERTICES {
+        afforest::<G, true>(g, params)
+    } else {
+        afforest::<G, false>(g, params)
+    })
+}
+
+fn afforest<G: InGraph, const SEQ: bool>(g: &G, params: &Params) -> Output {
     let n = g.num_vertices();
-    let comp: Vec<AtomicU32> = (0..n as Vertex)
-        .into_par_iter()
-        .map(AtomicU32::new)
-        .collect();
-    let rounds = params.neighbor_rounds;
-    for r in 0..rounds {
+    let comp: Vec<AtomicU32> = if SEQ {
+        (0..n as Vertex).map(AtomicU32::new).collect()
+    } else {
         (0..n as Vertex)
             .into_par_iter()
-            .with_min_len(1024)
-            .for_each(|u| {
-                g.prefetch_out(u.saturating_add(PREFETCH_AHEAD_SHORT));
-                if let Some(v) = nth_out(g, u, r) {
-                    link(u, v, &comp);
-                }
-            });
-        compress(&comp);
+            .with_min_len(4096)
+            .map(AtomicU32::new)
+            .collect()
+    };
+    let rounds = params.neighbor_rounds;
+    for r in 0..rounds {
+        for_each_vertex::<SEQ>(n, 1024, |u| {
+            g.prefetch_out(u.saturating_add(PREFETCH_AHEAD_SHORT));
+            if let Some(v) = nth_out(g, u, r) {
+                link::<SEQ>(u, v, &comp);
+            }
+        });
+        compress::<SEQ>(&comp);
     }
     let directed = g.is_directed();
     let skip = if directed && !g.has_in_edges() {
@@ -162,43 +210,46 @@ pub fn run<G: InGraph>(g: &G, params: &Params) -> Result<Output> {
     } else {
         sample_frequent(&comp, params.samples)
     };
-    (0..n as Vertex)
-        .into_par_iter()
-        .with_min_len(256)
-        .for_each(|u| {
-            let ahead = u.saturating_add(PREFETCH_AHEAD_SHORT);
-            if (ahead as usize) < n && skip != Some(comp[ahead as usize].load(Relaxed)) {
-                g.prefetch_out(ahead);
+    for_each_vertex::<SEQ>(n, 256, |u| {
+        let ahead = u.saturating_add(PREFETCH_AHEAD_SHORT);
+        if (ahead as usize) < n && skip != Some(comp[ahead as usize].load(Relaxed)) {
+            g.prefetch_out(ahead);
+        }
+        if skip == Some(comp[u as usize].load(Relaxed)) {
+            return;
+        }
+        let mut i = 0;
+        g.for_each_out(u, |v, _| {
+            if i >= rounds {
+                link::<SEQ>(u, v, &comp);
             }
-            if skip == Some(comp[u as usize].load(Relaxed)) {
-                return;
-            }
-            let mut i = 0;
-            g.for_each_out(u, |v, _| {
-                if i >= rounds {
-                    link(u, v, &comp);
-                }
-                i += 1;
+            i += 1;
+            true
+        });
+        if directed && skip.is_some() {
+            g.for_each_in(u, |v, _| {
+                link::<SEQ>(u, v, &comp);
                 true
             });
-            if directed && skip.is_some() {
-                g.for_each_in(u, |v, _| {
-                    link(u, v, &comp);
-                    true
-                });
-            }
-        });
-    compress(&comp);
+        }
+    });
+    compress::<SEQ>(&comp);
     let label: Vec<u32> = comp.into_iter().map(AtomicU32::into_inner).collect();
-    let num_components = label
-        .par_iter()
-        .enumerate()
-        .filter(|&(v, &l)| v as u32 == l)
-        .count();
-    Ok(Output {
+    let is_root = |(v, &l): (usize, &u32)| v as u32 == l;
+    let num_components = if SEQ {
+        label.iter().enumerate().filter(|&x| is_root(x)).count()
+    } else {
+        label
+            .par_iter()
+            .with_min_len(4096)
+            .enumerate()
+            .filter(|&x| is_root(x))
+            .count()
+    };
+    Output {
         label,
         num_components,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -258,21 +309,40 @@ mod tests {
         assert!(verify(&g, &bad).is_err());
     }
 
+    #[test]
+    fn skipped_label_is_the_majority() {
+        let comp = |ls: &[u32]| ls.iter().map(|&l| AtomicU32::new(l)).collect::<Vec<_>>();
+        // Counted exactly when every vertex can be looked at: 3 of 5 carry label 2.
+        assert_eq!(sample_frequent(&comp(&[0, 2, 2, 3, 2]), 1024), Some(2));
+        assert_eq!(sample_frequent(&comp(&[1, 1, 1, 0]), 4), Some(1));
+        assert_eq!(sample_frequent(&comp(&[]), 1024), None);
+        assert_eq!(sample_frequent(&comp(&[0, 0]), 0), None);
+        // Sampled otherwise: a label held by nine vertices in ten wins.
+        let ls: Vec<u32> = (0..5000).map(|v| if v % 10 == 3 { v } else { 7 }).collect();
+        assert_eq!(sample_frequent(&comp(&ls), 1024), Some(7));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
         fn random_graphs_verify_and_are_deterministic(
             (n, arcs) in arb_graph(200), directed in any::<bool>(), rounds in 0usize..4
         ) {
+            // These graphs are small enough for the one-thread path that `run` takes; the
+            // parallel path must give the same labels on them (at 1 and 2 threads).
             let p = Params { neighbor_rounds: rounds, samples: 64 };
             let g = csr(n, &arcs, directed);
             let out = with_threads(1, || run(&g, &p).unwrap());
             prop_assert_eq!(verify(&g, &out), Ok(()));
-            let out2 = with_threads(2, || run(&g, &p).unwrap());
-            prop_assert_eq!(&out, &out2);
+            prop_assert_eq!(&afforest::<_, true>(&g, &p), &out);
+            for t in [1, 2] {
+                let par = with_threads(t, || afforest::<_, false>(&g, &p));
+                prop_assert_eq!(&par, &out);
+            }
             if directed {
                 let g2 = csr_no_in(n, &arcs);
                 prop_assert_eq!(&run(&g2, &p).unwrap(), &out);
+                prop_assert_eq!(&with_threads(2, || afforest::<_, false>(&g2, &p)), &out);
             }
         }
     }
