@@ -52,6 +52,21 @@ impl Command {
     }
 }
 
+impl Command {
+    /// Commands whose parallel work all starts on the main thread: it can be a worker of their
+    /// pool (see `main`). Not the ones that open a data directory or stream, whose store
+    /// starts threads of its own that use the pool while the main thread waits on them.
+    pub fn drives_all_parallel_work(&self) -> bool {
+        match self {
+            Command::Generate(_) | Command::Convert(_) => true,
+            Command::Info(a) => a.data.data.is_none(),
+            Command::Run(a) => a.data.data.is_none(),
+            Command::Bench(BenchCommand::Updates(_)) => true,
+            _ => false,
+        }
+    }
+}
+
 pub fn dispatch(cmd: Command, quiet: bool) -> Result<ExitCode> {
     match cmd {
         Command::Generate(a) => generate(a, quiet),

@@ -76,20 +76,45 @@ fn main() -> ExitCode {
     } else {
         return_freed_memory();
     }
-    if let Some(t) = cli.threads {
-        if t == 0 {
-            eprintln!("error: --threads must be at least 1");
-            return ExitCode::from(2);
-        }
-        if let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-        {
-            eprintln!("error: cannot start {t} threads: {e}");
-            return ExitCode::from(2);
-        }
+    if cli.threads == Some(0) {
+        eprintln!("error: --threads must be at least 1");
+        return ExitCode::from(2);
     }
-    match commands::dispatch(cli.command, cli.quiet) {
+    let (cmd, quiet) = (cli.command, cli.quiet);
+    let result = if cmd.drives_all_parallel_work() {
+        // The main thread is one of the pool's workers, so a parallel loop it starts runs
+        // there and wakes only idle workers, instead of handing the loop to the pool and
+        // sleeping until it is done: two thread wake-ups per loop (tens of microseconds on a
+        // virtual machine), paid by every round of a traversal and every batch of updates
+        // (BFS on RMAT scale 20 7 % faster at 1 thread; batches of 1,000 edges 39 %).
+        // With one thread, everything runs on the main thread.
+        let threads = cli.threads.unwrap_or(0); // 0: rayon's default (all cores)
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .use_current_thread()
+            .build()
+        {
+            Ok(pool) => pool.install(|| commands::dispatch(cmd, quiet)),
+            Err(e) => {
+                eprintln!("error: cannot start {threads} threads: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        // Stores start threads of their own that use the global pool while the main thread
+        // waits on them, so the main thread cannot be one of its workers.
+        if let Some(t) = cli.threads {
+            if let Err(e) = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build_global()
+            {
+                eprintln!("error: cannot start {t} threads: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        commands::dispatch(cmd, quiet)
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
