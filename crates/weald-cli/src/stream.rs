@@ -340,16 +340,21 @@ where
     AnyFlat: From<FlatSnapshot<W>>,
 {
     let t = Instant::now();
-    let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(snap.graph())), None);
-    if g.num_arcs() == 0 {
-        return Ok(0.0);
-    }
-    let params = RunParams {
-        seed,
-        ..RunParams::default()
-    };
-    runner::run(&g, alg, &params)?;
-    Ok(t.elapsed().as_secs_f64())
+    // The querying thread is not a pool worker: enter the pool once per query, not once per
+    // parallel loop (`in_pool`).
+    let ran = weald::graph::parallel::in_pool(|| -> Result<bool> {
+        let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(snap.graph())), None);
+        if g.num_arcs() == 0 {
+            return Ok(false);
+        }
+        let params = RunParams {
+            seed,
+            ..RunParams::default()
+        };
+        runner::run(&g, alg, &params)?;
+        Ok(true)
+    })?;
+    Ok(if ran { t.elapsed().as_secs_f64() } else { 0.0 })
 }
 
 fn drive<W: Weight>(

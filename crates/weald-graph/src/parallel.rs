@@ -13,6 +13,19 @@ fn block_size(n: usize) -> usize {
     (n / (threads * 8)).max(SEQ_THRESHOLD)
 }
 
+/// Run `f` on a worker of the current rayon pool (the global pool, from a thread outside any
+/// pool): one hand-off to the pool however many parallel loops `f` starts. From outside, each
+/// top-level parallel loop is otherwise handed over on its own while the caller sleeps — two
+/// thread wake-ups per loop, tens of microseconds on a virtual machine. On a worker, `f` just
+/// runs. Worth it only around work with parallel loops: the hand-off itself costs as much.
+pub fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() {
+        f()
+    } else {
+        rayon::scope(|_| f())
+    }
+}
+
 /// Exclusive prefix sum in place; returns the total. `[3, 1, 2]` becomes `[0, 3, 4]`, total 6.
 pub fn scan_exclusive(xs: &mut [usize]) -> usize {
     let n = xs.len();
@@ -253,6 +266,29 @@ unsafe impl<T> Sync for SendPtr<T> {}
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// From a thread outside every pool, `in_pool` runs its closure on a worker of the global
+    /// pool; on a worker of any pool it runs in place.
+    #[test]
+    fn in_pool_runs_on_a_worker() {
+        let outside = std::thread::spawn(|| {
+            assert_eq!(rayon::current_thread_index(), None);
+            in_pool(|| (rayon::current_thread_index(), 7))
+        })
+        .join()
+        .unwrap();
+        assert!(outside.0.is_some());
+        assert_eq!(outside.1, 7);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let (here, inside) = pool.install(|| {
+            let me = std::thread::current().id();
+            (me, in_pool(|| std::thread::current().id()))
+        });
+        assert_eq!(here, inside);
+    }
 
     /// A key function that answers differently when asked again is caught (a panic), never
     /// an out-of-range write or an uninitialised slot.

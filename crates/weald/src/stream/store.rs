@@ -1038,9 +1038,26 @@ impl<W: Weight> Drop for Store<W> {
     }
 }
 
+/// Batches of at least this many updates are applied on a pool worker: their updates run
+/// parallel loops, and the writer (or the recovering thread) is not a worker. Smaller ones
+/// start none, and entering the pool would cost them more than their own work.
+const IN_POOL_UPDATES: usize = 64;
+
 /// Apply `ups` as if one by one, in order, as one new graph: runs of updates whose effect does
 /// not depend on their order within the run go through one batch each.
 pub(crate) fn apply_in_order<W: Weight>(
+    g: &CTreeGraph<W>,
+    ups: &[Update<W>],
+    layout: &Layout,
+) -> (CTreeGraph<W>, BatchResult) {
+    if ups.len() >= IN_POOL_UPDATES {
+        weald_graph::parallel::in_pool(|| apply_runs(g, ups, layout))
+    } else {
+        apply_runs(g, ups, layout)
+    }
+}
+
+fn apply_runs<W: Weight>(
     g: &CTreeGraph<W>,
     ups: &[Update<W>],
     layout: &Layout,
