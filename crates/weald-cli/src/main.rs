@@ -96,7 +96,10 @@ fn main() -> ExitCode {
         {
             Ok(pool) => pool.install(|| commands::dispatch(cmd, quiet)),
             Err(e) => {
-                eprintln!("error: cannot start {threads} threads: {e}");
+                let n = cli
+                    .threads
+                    .map_or("the default number of".into(), |t| t.to_string());
+                eprintln!("error: cannot start {n} threads: {e}");
                 return ExitCode::from(2);
             }
         }
