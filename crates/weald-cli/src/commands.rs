@@ -50,9 +50,7 @@ impl Command {
             Command::Generate(_) | Command::Convert(_) | Command::Info(_) | Command::Run(_)
         )
     }
-}
 
-impl Command {
     /// Commands whose parallel work all starts on the main thread: it can be a worker of their
     /// pool (see `main`). Not the ones that open a data directory or stream, whose store
     /// starts threads of its own that use the pool while the main thread waits on them.

@@ -62,19 +62,22 @@ fn link<const SEQ: bool>(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
     while p1 != p2 {
         let (high, low) = if p1 > p2 { (p1, p2) } else { (p2, p1) };
         let p_high = get(high);
-        // Already `low`, or we hooked the root `high` under `low`.
-        if p_high == low
-            || (p_high == high
-                && (SEQ || {
-                    comp[high as usize]
-                        .compare_exchange(high, low, Relaxed, Relaxed)
-                        .is_ok()
-                }))
-        {
-            if SEQ && p_high == high {
-                comp[high as usize].store(low, Relaxed);
-            }
+        // Already `low`, or we hook the root `high` under `low`.
+        if p_high == low {
             break;
+        }
+        if p_high == high {
+            let hooked = if SEQ {
+                comp[high as usize].store(low, Relaxed);
+                true
+            } else {
+                comp[high as usize]
+                    .compare_exchange(high, low, Relaxed, Relaxed)
+                    .is_ok()
+            };
+            if hooked {
+                break;
+            }
         }
         p1 = get(get(high));
         p2 = get(low);
