@@ -714,8 +714,10 @@ fn aspen_workload_and_experiments_do_the_work_they_report() {
     assert_eq!(r.updates, 200);
     assert_eq!(
         r.bfs_isolated_s.len(),
-        exp::PHASES * exp::ISOLATED_PER_PHASE
+        exp::PHASES * exp::SOURCES_PER_PHASE * exp::ISOLATED_PER_SOURCE
     );
+    assert_eq!(r.bfs_ratios.len(), r.bfs_concurrent_s.len());
+    assert!(r.bfs_ratios.iter().all(|x| x.is_finite() && *x > 0.0));
     assert!(r.visibility_p50_us > 0.0 && r.visibility_p99_us >= r.visibility_p50_us);
     // The store's log really holds the stream: reopening gives the streamed graph.
     let s = Store::<()>::open(&t.path().join("c"), StoreOptions::default()).unwrap();

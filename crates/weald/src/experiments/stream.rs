@@ -131,41 +131,54 @@ pub struct ConcurrentResult {
     pub visibility_max_us: f64,
     /// Seconds of each BFS run concurrent with the stream (flattening the snapshot included).
     pub bfs_concurrent_s: Vec<f64>,
-    /// Seconds of each BFS run afterwards with nothing else running (same sources).
+    /// Seconds of each BFS run with nothing else running (before each part of the stream,
+    /// from the sources the concurrent runs of that part use).
     pub bfs_isolated_s: Vec<f64>,
+    /// Each concurrent run's time over the mean isolated time of the same source in the same
+    /// phase: the paired measure of the slowdown (its median − 1).
+    pub bfs_ratios: Vec<f64>,
 }
 
 /// BFS runs at the start of each series that are not measured.
 const WARMUP: usize = 2;
 
-/// A BFS source with at least one edge (the graph must have edges).
-fn pick_source<W: Weight>(g: &FlatSnapshot<W>, rng: &mut Rng) -> Vertex {
-    let n = g.num_vertices();
-    loop {
-        let v = rng.below(n) as Vertex;
-        if g.out_degree(v) > 0 {
-            return v;
-        }
-    }
+/// `k` BFS sources with at least one edge in `g` (which must have edges).
+fn pick_sources<W: Weight>(g: &CTreeGraph<W>, k: usize, rng: &mut Rng) -> Vec<Vertex> {
+    let flat = FlatSnapshot::new(g);
+    let n = flat.num_vertices();
+    (0..k)
+        .map(|_| loop {
+            let v = rng.below(n) as Vertex;
+            if flat.out_degree(v) > 0 {
+                break v;
+            }
+        })
+        .collect()
 }
 
-fn one_bfs<W: Weight>(g: &CTreeGraph<W>, rng: &mut Rng) -> Result<f64> {
+/// Seconds of one BFS from `source` on `g`, flattening the version included (what a query
+/// on the newest version costs), freeing the snapshot and the depths not.
+fn one_bfs<W: Weight>(g: &CTreeGraph<W>, source: Vertex) -> Result<f64> {
     let t = Instant::now();
     let done = weald_graph::parallel::in_pool(|| {
         let flat = FlatSnapshot::new(g);
-        let s = pick_source(&flat, rng);
-        bfs::depths(&flat, s, &bfs::Params::default()).map(|d| (flat, d))
+        bfs::depths(&flat, source, &bfs::Params::default()).map(|d| (flat, d))
     })?;
     let secs = t.elapsed().as_secs_f64();
-    drop(done); // freeing the snapshot and the depths is not timed
+    drop(done);
     Ok(secs)
 }
 
 /// Stream the first `limit` updates of `w` one at a time into a new store in `dir` (removed
 /// first). With `with_bfs`, the stream is cut into [`PHASES`] parts and the measurement
 /// alternates (A B A B …, so that drift of the machine and of the graph's memory layout affects
-/// both sides): [`ISOLATED_PER_PHASE`] BFS runs on the newest version with nothing else running,
-/// then the next part is streamed by a producer thread while BFS runs back to back.
+/// both sides): before each part, [`SOURCES_PER_PHASE`] random sources are drawn and BFS runs
+/// from each [`ISOLATED_PER_SOURCE`] times on the newest version with nothing else running;
+/// then the part is streamed by a producer thread while BFS runs back to back from the same
+/// sources in turn. Each concurrent run is compared with the mean isolated time of its source
+/// in its phase ([`ConcurrentResult::bfs_ratios`]): BFS times from random sources differ by
+/// several times on a skewed graph, so comparing medians over different sources measures the
+/// sources as much as the interference.
 pub fn concurrent<W: Weight>(
     w: &Workload<W>,
     dir: &Path,
@@ -187,19 +200,28 @@ where
     let ups = &w.updates[..limit.min(w.updates.len())];
     let producer = store.producer();
     let mut rng = Rng(seed);
-    let (mut conc, mut iso) = (Vec::new(), Vec::new());
+    let (mut conc, mut iso, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     if with_bfs {
-        for _ in 0..WARMUP {
-            one_bfs(store.acquire().graph(), &mut rng)?;
+        let snap = store.acquire();
+        for s in pick_sources(snap.graph(), WARMUP, &mut rng) {
+            one_bfs(snap.graph(), s)?;
         }
     }
     let phases = if with_bfs { PHASES } else { 1 };
     let mut seconds = 0.0;
     for part in ups.chunks(ups.len().div_ceil(phases).max(1)) {
+        let (mut sources, mut alone) = (Vec::new(), Vec::new());
         if with_bfs {
             let snap = store.acquire();
-            for _ in 0..ISOLATED_PER_PHASE {
-                iso.push(one_bfs(snap.graph(), &mut rng)?);
+            sources = pick_sources(snap.graph(), SOURCES_PER_PHASE, &mut rng);
+            for &s in &sources {
+                let mut sum = 0.0;
+                for _ in 0..ISOLATED_PER_SOURCE {
+                    let t = one_bfs(snap.graph(), s)?;
+                    iso.push(t);
+                    sum += t;
+                }
+                alone.push(sum / ISOLATED_PER_SOURCE as f64);
             }
         }
         let done = AtomicBool::new(false);
@@ -220,8 +242,14 @@ where
                 r.map(|_| t.elapsed().as_secs_f64())
             });
             let mut bfs = Ok(());
+            let mut i = 0;
             while with_bfs && bfs.is_ok() && !done.load(Ordering::Acquire) {
-                bfs = one_bfs(store.acquire().graph(), &mut rng).map(|s| conc.push(s));
+                let k = i % sources.len();
+                bfs = one_bfs(store.acquire().graph(), sources[k]).map(|t| {
+                    conc.push(t);
+                    ratios.push(t / alone[k]);
+                });
+                i += 1;
             }
             let secs = writer.join().expect("producer thread panicked")?;
             bfs.map(|_| secs)
@@ -240,13 +268,16 @@ where
         visibility_max_us: vis.last().copied().unwrap_or(f64::NAN),
         bfs_concurrent_s: conc,
         bfs_isolated_s: iso,
+        bfs_ratios: ratios,
     })
 }
 
 /// Parts of the stream in [`concurrent`]; each is preceded by isolated BFS runs.
 pub const PHASES: usize = 10;
-/// Isolated BFS runs before each part of the stream.
-pub const ISOLATED_PER_PHASE: usize = 2;
+/// BFS sources of each part of the stream (the concurrent runs take them in turn).
+pub const SOURCES_PER_PHASE: usize = 2;
+/// Isolated BFS runs from each source before its part of the stream.
+pub const ISOLATED_PER_SOURCE: usize = 2;
 
 /// Seconds to take all of `w`'s updates, in batches of `batch`, from the first send until the
 /// last is visible: through a new store in `dir` with `fsync` (`Some`), or with no log at all
