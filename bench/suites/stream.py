@@ -3,9 +3,10 @@
 * `visibility + BFS`: Aspen's Table-5 experiment (PLDI'19 §7.4). Sample 2 M edges, delete 90 %
   of them up front, stream a random permutation of their re-insertions and of the deletions of
   the other 10 %, one update at a time (each acknowledged before the next is sent), while BFS
-  runs from random sources back to back; BFS with nothing else running alternates with it
-  (A B A B ...). The timed value is the per-trial median visibility latency (arrival -> visible
-  to a new reader); p99 and BFS concurrent vs. isolated are in the notes.
+  runs from random sources back to back; BFS with nothing else running, from the same sources,
+  alternates with it (A B A B ...). The timed value is the per-trial median visibility latency
+  (arrival -> visible to a new reader); p99 and BFS concurrent vs. isolated (the median of each
+  concurrent run over its source's isolated time) are in the notes.
 * `ingest batches of 1e5`: the same stream in batches of 100 000 through the store with each
   fsync policy, and applied the same way to the versioned graph with no log at all.
 * `recovery of 10 M updates`: a store holding the graph as its checkpoint and a log of 10 M
