@@ -730,3 +730,28 @@ fn aspen_workload_and_experiments_do_the_work_they_report() {
     let r = exp::recovery(&w, &t.path().join("r"), 5000, 1000, 1).unwrap();
     assert_eq!((r.updates_replayed, r.records_replayed), (5000, 5));
 }
+
+#[test]
+fn concurrent_experiment_on_a_graph_left_without_edges_skips_bfs_instead_of_hanging() {
+    use weald::experiments::stream as exp;
+    use weald::storage::ctree::{CTreeGraph, CTreeOptions};
+    // One edge: the workload deletes it up front and re-inserts it, so the first phase starts
+    // on a graph with no arcs, where no BFS source exists.
+    let el = weald::graph::batch::EdgeList::from_triples([(0, 1, ())]);
+    let opts = CTreeOptions {
+        directed: false,
+        in_edges: false,
+        b: 16,
+    };
+    let g: CTreeGraph<()> =
+        CTreeGraph::from_edge_list(&el, opts, weald::graph::batch::Combine::Min).unwrap();
+    let w = exp::Workload::aspen(&g, 10, 7).unwrap();
+    assert_eq!(w.start.num_edges(), 0);
+    assert_eq!(w.updates.len(), 1);
+    let t = tempfile::tempdir().unwrap();
+    let r = exp::concurrent(&w, &t.path().join("c"), Fsync::Never, 10, true, 1).unwrap();
+    assert_eq!(r.updates, 1);
+    assert!(r.bfs_isolated_s.is_empty() && r.bfs_ratios.is_empty());
+    let s = Store::<()>::open(&t.path().join("c"), StoreOptions::default()).unwrap();
+    assert_eq!(s.acquire().graph().num_edges(), 1);
+}

@@ -142,9 +142,13 @@ pub struct ConcurrentResult {
 /// BFS runs at the start of each series that are not measured.
 const WARMUP: usize = 2;
 
-/// `k` BFS sources with at least one edge in `g` (which must have edges).
+/// `k` BFS sources with at least one out-edge in `g`; none if `g` has no arcs (the stream
+/// may delete every edge of a small graph).
 fn pick_sources<W: Weight>(g: &CTreeGraph<W>, k: usize, rng: &mut Rng) -> Vec<Vertex> {
     let flat = FlatSnapshot::new(g);
+    if flat.num_arcs() == 0 {
+        return Vec::new();
+    }
     let n = flat.num_vertices();
     (0..k)
         .map(|_| loop {
@@ -243,7 +247,7 @@ where
             });
             let mut bfs = Ok(());
             let mut i = 0;
-            while with_bfs && bfs.is_ok() && !done.load(Ordering::Acquire) {
+            while !sources.is_empty() && bfs.is_ok() && !done.load(Ordering::Acquire) {
                 let k = i % sources.len();
                 bfs = one_bfs(store.acquire().graph(), sources[k]).map(|t| {
                     conc.push(t);
