@@ -109,6 +109,11 @@ pub struct UpdatesArgs {
     /// (implies --keep-ids).
     #[arg(long, value_name = "S")]
     graph_seed: Option<u64>,
+    /// Update the loaded graph itself, in place, instead of deriving new versions from it
+    /// while it is held: each batch is inserted into the graph and then deleted from it, and
+    /// nothing else holds a version (what a `DynamicGraph` with no snapshot taken sees).
+    #[arg(long)]
+    in_place: bool,
     /// One JSON object on stdout.
     #[arg(long)]
     json: bool,
@@ -116,18 +121,24 @@ pub struct UpdatesArgs {
     load: LoadArgs,
 }
 
-/// The batch-update experiment on `g`, and the median time to take a flat snapshot of it.
+/// The batch-update experiment on the graph of `f`, and the median time to take a flat
+/// snapshot of it. With `--in-place` the flat view is dropped first, so that the graph is
+/// held by nothing else.
 fn updates_and_flat<W: weald::Weight>(
-    g: &weald::storage::ctree::CTreeGraph<W>,
+    f: weald::storage::ctree::FlatSnapshot<W>,
     a: &UpdatesArgs,
     sampling: weald::experiments::Sampling,
 ) -> Result<(Vec<weald::experiments::BatchTiming>, f64)> {
     const FLAT_TRIALS: usize = 5;
-    let rows = weald::experiments::batch_updates(g, &a.batch_sizes, a.trials, sampling)?;
-    Ok((
-        rows,
-        weald::experiments::flat_snapshot_seconds(g, FLAT_TRIALS),
-    ))
+    let flat_s = weald::experiments::flat_snapshot_seconds(f.graph(), FLAT_TRIALS);
+    let rows = if a.in_place {
+        let mut g = f.graph().clone();
+        drop(f);
+        weald::experiments::batch_updates_in_place(&mut g, &a.batch_sizes, a.trials, sampling)?
+    } else {
+        weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
+    };
+    Ok((rows, flat_s))
 }
 
 fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
@@ -135,17 +146,21 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
     a.load.keep_ids |= a.graph_seed.is_some();
     let lg = a.load.load_ctree(&a.file, quiet)?;
     let (g, build_s) = (lg.graph, lg.convert_s);
+    let (n, m, arcs, memory) = (
+        g.num_vertices(),
+        g.num_edges(),
+        g.num_arcs(),
+        g.memory_bytes(),
+    );
     let spin = Spinner::new(quiet, "batch updates");
     let sampling = match a.graph_seed {
         Some(s) => weald::experiments::Sampling::GraphStream(s),
         None => weald::experiments::Sampling::Independent(a.seed),
     };
-    let (rows, flat_s) = match &g {
-        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => {
-            updates_and_flat(f.graph(), &a, sampling)?
-        }
-        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => updates_and_flat(f.graph(), &a, sampling)?,
-        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => updates_and_flat(f.graph(), &a, sampling)?,
+    let (rows, flat_s) = match g {
+        AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => updates_and_flat(f, &a, sampling)?,
+        AnyGraph::CTree(weald::AnyFlat::Int(f), _) => updates_and_flat(f, &a, sampling)?,
+        AnyGraph::CTree(weald::AnyFlat::Float(f), _) => updates_and_flat(f, &a, sampling)?,
         AnyGraph::Csr(_) => unreachable!("converted to ctree above"),
     };
     drop(spin);
@@ -159,24 +174,30 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            json!({"file": a.file, "backend": "ctree", "vertices": g.num_vertices(), "edges": g.num_edges(),
+            json!({"file": a.file, "backend": "ctree", "vertices": n, "edges": m,
                    "threads": rayon::current_num_threads(), "trials": a.trials, "ctree_build_s": build_s,
                    "sampling": if a.graph_seed.is_some() { "graph-stream" } else { "independent" },
-                   "memory_bytes": g.memory_bytes(), "flat_snapshot_s": flat_s, "batches": batches})
+                   "in_place": a.in_place, "memory_bytes": memory, "flat_snapshot_s": flat_s,
+                   "batches": batches})
         );
     } else {
         println!(
-            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc, flat snapshot {:.1} ms), {} threads, median of {} trials, {}",
+            "{}: {} vertices, {} edges in C-trees ({:.2} bytes/arc, flat snapshot {:.1} ms), {} threads, median of {} trials, {}{}",
             a.file.display(),
-            g.num_vertices(),
-            g.num_edges(),
-            g.memory_bytes() as f64 / g.num_arcs().max(1) as f64,
+            n,
+            m,
+            memory as f64 / arcs.max(1) as f64,
             flat_s * 1e3,
             rayon::current_num_threads(),
             a.trials,
             match a.graph_seed {
                 Some(s) => format!("batches continue the graph's RMAT stream (seed {s})"),
                 None => "batches independent of the graph's ids".into(),
+            },
+            if a.in_place {
+                ", updated in place"
+            } else {
+                ""
             }
         );
         println!(

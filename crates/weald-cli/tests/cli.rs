@@ -293,6 +293,28 @@ fn bench_updates_reports_every_batch_size() {
     assert!(
         b[1]["insert_eps"].as_f64().unwrap() > 0.0 && b[1]["delete_eps"].as_f64().unwrap() > 0.0
     );
+    assert_eq!(v["in_place"], false);
+    // In place: the same report, on the loaded graph itself.
+    let w = json(&weald(&[
+        "-q",
+        "bench",
+        "updates",
+        &data("static/facebook_combined.txt.gz"),
+        "--batch-sizes",
+        "100",
+        "--trials",
+        "3",
+        "--in-place",
+        "--json",
+    ]));
+    assert_eq!(w["in_place"], true);
+    assert_eq!(w["edges"], v["edges"]);
+    let b = w["batches"].as_array().unwrap();
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0]["insert_s"].as_array().unwrap().len(), 3);
+    assert!(
+        b[0]["insert_eps"].as_f64().unwrap() > 0.0 && b[0]["delete_eps"].as_f64().unwrap() > 0.0
+    );
 }
 
 /// Writes `lines` to a file in `dir` and returns its path as a string.

@@ -231,17 +231,6 @@ impl<W: Weight> CTreeGraph<W> {
         }
     }
 
-    fn with(&self, out: VLink<W>, inn: Option<VLink<W>>, n: usize) -> Self {
-        CTreeGraph {
-            out,
-            inn,
-            directed: self.directed,
-            heads: self.heads,
-            b: self.b,
-            n,
-        }
-    }
-
     /// Build from an edge list: vertices `0..el.num_vertices` all exist (as in the CSR), and
     /// duplicate edges are merged by `combine`. Symmetric graphs store both directions.
     pub fn from_edge_list(el: &EdgeList<W>, opts: CTreeOptions, combine: Combine) -> Result<Self> {
@@ -378,6 +367,14 @@ impl<W: Weight> CTreeGraph<W> {
 
     /// Insert vertices (existing ones are left alone). No edge counts change.
     pub fn insert_vertices(&self, vs: &[Vertex]) -> (Self, BatchResult) {
+        let mut g = self.clone();
+        let r = g.insert_vertices_mut(vs);
+        (g, r)
+    }
+
+    /// [`insert_vertices`](Self::insert_vertices) applied to this graph, in place where no
+    /// other version shares it (see [`apply_mut`](Self::apply_mut)).
+    pub fn insert_vertices_mut(&mut self, vs: &[Vertex]) -> BatchResult {
         let mut vs = vs.to_vec();
         sort_dedup(&mut vs);
         let items: Vec<(Vertex, ())> = vs
@@ -387,13 +384,13 @@ impl<W: Weight> CTreeGraph<W> {
             .map(|&v| (v, ()))
             .collect();
         if items.is_empty() {
-            return (self.clone(), BatchResult::default());
+            return BatchResult::default();
         }
-        let out = vtree::multi_update(&self.out, &items, &|_, old, _| {
+        vtree::multi_update_mut(&mut self.out, &items, &|_, old, _| {
             Some(old.cloned().unwrap_or_default())
         });
-        let n = self.n.max(*vs.last().unwrap() as usize + 1);
-        (self.with(out, self.inn.clone(), n), BatchResult::default())
+        self.n = self.n.max(*vs.last().unwrap() as usize + 1);
+        BatchResult::default()
     }
 
     /// Insert edges (both directions for a symmetric graph); an edge already present gets
@@ -405,8 +402,20 @@ impl<W: Weight> CTreeGraph<W> {
         edges: &[(Vertex, Vertex, W)],
         rule: Combine,
     ) -> (Self, BatchResult) {
+        let mut g = self.clone();
+        let r = g.insert_edges_mut(edges, rule);
+        (g, r)
+    }
+
+    /// [`insert_edges`](Self::insert_edges) applied to this graph, in place where no other
+    /// version shares it (see [`apply_mut`](Self::apply_mut)).
+    pub fn insert_edges_mut(
+        &mut self,
+        edges: &[(Vertex, Vertex, W)],
+        rule: Combine,
+    ) -> BatchResult {
         if edges.is_empty() {
-            return (self.clone(), BatchResult::default());
+            return BatchResult::default();
         }
         let mut arcs: Vec<(Vertex, Vertex, W)> = if self.directed {
             edges.to_vec()
@@ -445,15 +454,15 @@ impl<W: Weight> CTreeGraph<W> {
                 items = merge_items(&items, &extra);
             }
         }
-        let heads = self.heads;
+        let (heads, directed) = (self.heads, self.directed);
         let ins_arcs = AtomicU64::new(0);
         let ins_loops = AtomicU64::new(0);
-        let out = vtree::multi_update(&self.out, &items, &|v, old, &(s, e)| {
+        vtree::multi_update_mut(&mut self.out, &items, &|v, old, &(s, e)| {
             let xs = &pairs[s..e];
             Some(match old {
                 None => {
                     ins_arcs.fetch_add(xs.len() as u64, Relaxed);
-                    if !self.directed && xs.binary_search_by_key(&v, |p| p.0).is_ok() {
+                    if !directed && xs.binary_search_by_key(&v, |p| p.0).is_ok() {
                         ins_loops.fetch_add(1, Relaxed);
                     }
                     CTree::build(xs, v, heads)
@@ -461,7 +470,7 @@ impl<W: Weight> CTreeGraph<W> {
                 Some(t) => {
                     let nt = t.multi_insert(v, xs, heads, rule);
                     ins_arcs.fetch_add((nt.len() - t.len()) as u64, Relaxed);
-                    if !self.directed
+                    if !directed
                         && xs.binary_search_by_key(&v, |p| p.0).is_ok()
                         && t.find(v, v).is_none()
                     {
@@ -471,41 +480,46 @@ impl<W: Weight> CTreeGraph<W> {
                 }
             })
         });
-        let inn = self.inn.as_ref().map(|inn| {
+        if let Some(inn) = self.inn.as_mut() {
             let mut rev: Vec<(Vertex, Vertex, W)> =
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
             sort_arcs(&mut rev, false);
             let (items, pairs) = group(&rev);
-            vtree::multi_update(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
+            vtree::multi_update_mut(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
                 let xs = &pairs[s..e];
                 Some(match old {
                     None => CTree::build(xs, v, heads),
                     Some(t) => t.multi_insert(v, xs, heads, rule),
                 })
-            })
-        });
+            });
+        }
         let ins_arcs = ins_arcs.into_inner();
         let inserted = if self.directed {
             ins_arcs
         } else {
             (ins_arcs + ins_loops.into_inner()) / 2
         };
-        let n = self.n.max(max_id as usize + 1);
-        (
-            self.with(out, inn, n),
-            BatchResult {
-                inserted,
-                updated: distinct - inserted,
-                ..Default::default()
-            },
-        )
+        self.n = self.n.max(max_id as usize + 1);
+        BatchResult {
+            inserted,
+            updated: distinct - inserted,
+            ..Default::default()
+        }
     }
 
     /// Delete edges (both directions for a symmetric graph). Vertices stay present. Counts
     /// are over distinct edges of the batch: `deleted` were there, `absent` were not.
     pub fn delete_edges(&self, edges: &[(Vertex, Vertex)]) -> (Self, BatchResult) {
+        let mut g = self.clone();
+        let r = g.delete_edges_mut(edges);
+        (g, r)
+    }
+
+    /// [`delete_edges`](Self::delete_edges) applied to this graph, in place where no other
+    /// version shares it (see [`apply_mut`](Self::apply_mut)).
+    pub fn delete_edges_mut(&mut self, edges: &[(Vertex, Vertex)]) -> BatchResult {
         if edges.is_empty() {
-            return (self.clone(), BatchResult::default());
+            return BatchResult::default();
         }
         let mut arcs: Vec<(Vertex, Vertex, ())> = if self.directed {
             edges.iter().map(|&(u, v)| (u, v, ())).collect()
@@ -530,59 +544,62 @@ impl<W: Weight> CTreeGraph<W> {
         let keys: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
         let del_arcs = AtomicU64::new(0);
         let del_loops = AtomicU64::new(0);
-        let out = vtree::multi_update(&self.out, &items, &|v, old, &(s, e)| {
+        let directed = self.directed;
+        vtree::multi_update_mut(&mut self.out, &items, &|v, old, &(s, e)| {
             let t = old?;
             let ks = &keys[s..e];
-            if !self.directed && ks.binary_search(&v).is_ok() && t.find(v, v).is_some() {
+            if !directed && ks.binary_search(&v).is_ok() && t.find(v, v).is_some() {
                 del_loops.fetch_add(1, Relaxed);
             }
             let nt = t.multi_delete(v, ks);
             del_arcs.fetch_add((t.len() - nt.len()) as u64, Relaxed);
             Some(nt)
         });
-        let inn = self.inn.as_ref().map(|inn| {
+        if let Some(inn) = self.inn.as_mut() {
             let mut rev: Vec<(Vertex, Vertex, ())> =
                 arcs.iter().map(|&(u, v, _)| (v, u, ())).collect();
             sort_merge(&mut rev, Combine::First);
             let (items, _) = group(&rev);
             let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
-            vtree::multi_update(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
+            vtree::multi_update_mut(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
                 old.map(|t| t.multi_delete(v, &keys[s..e]))
-            })
-        });
+            });
+        }
         let del = del_arcs.into_inner();
         let deleted = if self.directed {
             del
         } else {
             (del + del_loops.into_inner()) / 2
         };
-        (
-            self.with(out, inn, self.n),
-            BatchResult {
-                deleted,
-                absent: distinct - deleted,
-                ..Default::default()
-            },
-        )
+        BatchResult {
+            deleted,
+            absent: distinct - deleted,
+            ..Default::default()
+        }
     }
 
     /// Delete vertices and every edge incident to them (a symmetric graph stays symmetric).
     /// `deleted` counts the vertices removed plus the edges removed with them; `absent` the
     /// vertices that were not present. Directed graphs without in-trees scan all arcs.
     pub fn delete_vertices(&self, vs: &[Vertex]) -> (Self, BatchResult) {
+        let mut g = self.clone();
+        let r = g.delete_vertices_mut(vs);
+        (g, r)
+    }
+
+    /// [`delete_vertices`](Self::delete_vertices) applied to this graph, in place where no
+    /// other version shares it (see [`apply_mut`](Self::apply_mut)).
+    pub fn delete_vertices_mut(&mut self, vs: &[Vertex]) -> BatchResult {
         let mut ds = vs.to_vec();
         sort_dedup(&mut ds);
         let before = ds.len();
         ds.retain(|&v| self.has_vertex(v));
         let absent = (before - ds.len()) as u64;
         if ds.is_empty() {
-            return (
-                self.clone(),
-                BatchResult {
-                    absent,
-                    ..Default::default()
-                },
-            );
+            return BatchResult {
+                absent,
+                ..Default::default()
+            };
         }
         let in_d = |x: Vertex| ds.binary_search(&x).is_ok();
         // Arcs x→v (x not deleted, v deleted) to remove from x's out-tree.
@@ -645,10 +662,8 @@ impl<W: Weight> CTreeGraph<W> {
             out_arcs - inner / 2
         };
         let keys_out = Self::removal_items(&ds, &mut cut);
-        let out = vtree::multi_update(&self.out, &keys_out.0, &|v, old, it| {
-            Self::apply_removal(v, old, it, &keys_out.1)
-        });
-        let inn = self.inn.as_ref().map(|inn| {
+        // The in-trees' items read the old out-trees of the deleted vertices: made first.
+        let in_items = self.inn.is_some().then(|| {
             // In-tree of y loses v for every arc v→y with y not deleted.
             let mut cut_in: Vec<(Vertex, Vertex, ())> = Vec::new();
             for &v in &ds {
@@ -661,20 +676,22 @@ impl<W: Weight> CTreeGraph<W> {
                     });
                 }
             }
-            let items = Self::removal_items(&ds, &mut cut_in);
-            vtree::multi_update(inn, &items.0, &|v, old, it| {
-                Self::apply_removal(v, old, it, &items.1)
-            })
+            Self::removal_items(&ds, &mut cut_in)
         });
-        let n = vtree::max_key(&out).map_or(0, |m| m as usize + 1);
-        (
-            self.with(out, inn, n),
-            BatchResult {
-                deleted: ds.len() as u64 + edges,
-                absent,
-                ..Default::default()
-            },
-        )
+        vtree::multi_update_mut(&mut self.out, &keys_out.0, &|v, old, it| {
+            Self::apply_removal(v, old, it, &keys_out.1)
+        });
+        if let (Some(inn), Some(items)) = (self.inn.as_mut(), in_items) {
+            vtree::multi_update_mut(inn, &items.0, &|v, old, it| {
+                Self::apply_removal(v, old, it, &items.1)
+            });
+        }
+        self.n = vtree::max_key(&self.out).map_or(0, |m| m as usize + 1);
+        BatchResult {
+            deleted: ds.len() as u64 + edges,
+            absent,
+            ..Default::default()
+        }
     }
 
     /// Items removing the vertices `ds` and the sorted arcs `cut` (sources not in `ds`).
@@ -708,16 +725,26 @@ impl<W: Weight> CTreeGraph<W> {
     /// Apply a batch atomically (as one new version): vertex insertions, edge insertions,
     /// edge deletions, then vertex deletions; the results are summed.
     pub fn apply(&self, batch: &UpdateBatch<W>, rule: Combine) -> (Self, BatchResult) {
-        let mut r = BatchResult::default();
-        let (g, x) = self.insert_vertices(&batch.insert_vertices);
-        add(&mut r, x);
-        let (g, x) = g.insert_edges(&batch.insert_edges, rule);
-        add(&mut r, x);
-        let (g, x) = g.delete_edges(&batch.delete_edges);
-        add(&mut r, x);
-        let (g, x) = g.delete_vertices(&batch.delete_vertices);
-        add(&mut r, x);
+        let mut g = self.clone();
+        let r = g.apply_mut(batch, rule);
         (g, r)
+    }
+
+    /// [`apply`](Self::apply) to this graph itself. What no other version shares (no clone of
+    /// this graph, no snapshot holding it) is updated in place, as PAM does with nodes whose
+    /// count is one: vertex-tree nodes keep their allocations and a block's array has only
+    /// its touched trees replaced, so the block's other trees are not cloned and nothing is
+    /// left to free. Whatever is shared is path-copied, so every other holder still sees
+    /// exactly what it saw. (A `&self` update is this on a clone: the root is shared, so
+    /// everything is copied, and the parts of the batch after the first reuse what the first
+    /// parts copied.)
+    pub fn apply_mut(&mut self, batch: &UpdateBatch<W>, rule: Combine) -> BatchResult {
+        let mut r = BatchResult::default();
+        add(&mut r, self.insert_vertices_mut(&batch.insert_vertices));
+        add(&mut r, self.insert_edges_mut(&batch.insert_edges, rule));
+        add(&mut r, self.delete_edges_mut(&batch.delete_edges));
+        add(&mut r, self.delete_vertices_mut(&batch.delete_vertices));
+        r
     }
 
     /// Bytes held by this version, by kind.

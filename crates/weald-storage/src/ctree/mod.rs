@@ -68,6 +68,29 @@
 //! counts of its other trees (~9 on RMAT); batches of 10 and 1000 gained little in all (see
 //! `docs/benchmarks.md`). A shallower, wider index is the next step.
 //!
+//! ## In place (what nobody else holds)
+//!
+//! Every update goes through `CTreeGraph::*_mut` (`apply_mut`, `insert_edges_mut`, ...; the
+//! `&self` forms run them on a clone): a vertex-tree node whose count is one (as in PAM) keeps
+//! its allocation, and a block array whose count is one has only its touched trees replaced, so
+//! the block's other trees are neither cloned nor released later. A shared node (a snapshot, a
+//! retained version or a clone holds it) is path-copied, so no holder ever sees a change; the
+//! shape is the same canonical treap either way. Edge trees and chunks are still rebuilt per
+//! touched vertex (the old ones are freed at once when unshared). A `&self` update copies
+//! everything it touches (the root is shared), but the parts of a mixed batch after the first
+//! reuse what the first copied.
+//!
+//! Measured (`weald bench updates FILE --threads 1 --trials 20 [--in-place]`, RMAT scale 20,
+//! three interleaved rounds, medians, 2026-11-26, a slow phase of the machine), inserted /
+//! deleted edges per second, new versions of a held graph vs the loaded graph updated in place:
+//! batches of 10: 3.2e5 / 6.9e5 vs 4.0e5 / 8.9e5; 1e3: 6.2e5 / 7.7e5 vs 7.2e5 / 8.8e5; 1e5:
+//! 2.3e6 / 2.4e6 vs 1.8e6 / 1.9e6; 1e6: 5.8e6 / 5.6e6 vs 4.9e6 / 4.8e6. Small batches gain
+//! what the copies cost; large ones lose, because the versioned figures leave out freeing the
+//! replaced nodes (done after the clock stops) while in place each replaced chunk is freed at
+//! once, and the allocator hands those scattered, cold blocks back to the next allocations
+//! (`perf`: a fifth of the time is `mimalloc`'s pop of a cold free-list entry). Rewriting a
+//! chunk into its own allocation when the new bytes fit would avoid that; not done.
+//!
 //! ## Chunk edits (what updates on hubs cost)
 //!
 //! An update that lands in a chunk rewrites it, and the chunk an update lands in is

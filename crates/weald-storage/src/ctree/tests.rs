@@ -351,6 +351,10 @@ fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches
         ..Default::default()
     };
     let mut history: Vec<(CTreeGraph<i32>, Model)> = vec![(g.clone(), m.clone())];
+    // The same batches applied in place to a graph of its own, which at times a clone holds
+    // (then what the clone shares must be copied, and the clone must not change).
+    let mut own = CTreeGraph::<i32>::new(opts);
+    let mut held: Option<(CTreeGraph<i32>, Model)> = None;
     for i in 0..batches {
         let size = [0usize, 1, 10, 200, 2000][rng.below(5) as usize];
         let b = random_batch(&mut rng, nv, size);
@@ -393,6 +397,17 @@ fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches
         check_graph(&g2, &m);
         g = g2;
         history.push((g.clone(), m.clone()));
+        let r_own = own.apply_mut(&b, rule);
+        assert_eq!(r_own, r_model, "batch {i} counts in place (seed {seed})");
+        check_graph(&own, &m);
+        if let Some((h, hm)) = &held {
+            check_graph(h, hm);
+        }
+        match i % 5 {
+            1 => held = Some((own.clone(), m.clone())),
+            3 => held = None,
+            _ => {}
+        }
     }
     // Snapshot isolation: every old version still holds exactly its model.
     for (old, om) in &history {
@@ -999,4 +1014,47 @@ fn ctree_measure_small() {
         t.elapsed().as_secs_f64() * 1e6 / reps as f64,
         g.out_degree(0)
     );
+}
+
+#[test]
+fn apply_mut_reuses_unshared_nodes_and_copies_shared_ones() {
+    let opts = CTreeOptions::default();
+    let edges: Vec<(Vertex, Vertex, ())> = (0..1000).map(|v| (v, (v * 7 + 1) % 1000, ())).collect();
+    let (mut g, _) = CTreeGraph::<()>::new(opts).insert_edges(&edges, Combine::Min);
+    let root = |g: &CTreeGraph<()>| std::sync::Arc::as_ptr(g.vertex_roots().0.as_ref().unwrap());
+    // Nothing else holds `g`: the vertex tree is edited where it is.
+    let before = root(&g);
+    let r = g.insert_edges_mut(&[(3, 500, ())], Combine::Min);
+    assert_eq!(r.inserted, 1);
+    assert_eq!(root(&g), before, "an unshared root is kept");
+    assert!(g.find_edge(500, 3).is_some());
+    // A clone holds it: the update copies the path, and the clone does not change.
+    let snap = g.clone();
+    let r = g.delete_edges_mut(&[(3, 500)]);
+    assert_eq!(r.deleted, 1);
+    assert_ne!(root(&g), root(&snap), "a shared root is copied");
+    assert!(snap.find_edge(3, 500).is_some() && snap.find_edge(500, 3).is_some());
+    assert!(g.find_edge(3, 500).is_none() && g.find_edge(500, 3).is_none());
+    assert_eq!(snap.num_edges(), g.num_edges() + 1);
+    snap.check();
+    g.check();
+    // With the clone gone, the copied root is the graph's alone again.
+    drop(snap);
+    let before = root(&g);
+    g.delete_vertices_mut(&[7]);
+    assert_eq!(root(&g), before);
+    assert!(!g.has_vertex(7));
+    g.check();
+    // A whole block (ids 16..32) goes: its node leaves the tree, whose other nodes stay.
+    let block: Vec<Vertex> = (16..32).collect();
+    let m = g.num_edges();
+    let r = g.delete_vertices_mut(&block);
+    assert_eq!(root(&g), before);
+    assert!(block.iter().all(|&v| !g.has_vertex(v)));
+    assert_eq!(r.deleted as usize, 16 + m - g.num_edges());
+    g.check();
+    assert!(g
+        .arcs()
+        .iter()
+        .all(|a| !(16..32).contains(&a.0) && !(16..32).contains(&a.1)));
 }

@@ -11,9 +11,11 @@
 //! counts 16, the array's counts 16) — 5 bytes when all 16 ids are present — instead of a
 //! 64-byte node.
 //!
-//! Updating a vertex copies its block's array (cloning the other trees of the block, which
-//! writes their counts; the walk prefetches them) and the search path of nodes; the array is
-//! shared (`Arc`) so that path copying the nodes above never copies it.
+//! Updating a vertex of a shared block copies the block's array (cloning the other trees of
+//! the block, which writes their counts; the walk prefetches them) and the search path of
+//! nodes; the array is shared (`Arc`) so that path copying the nodes above never copies it.
+//! Nodes and arrays that nothing else holds are edited in place instead
+//! ([`multi_update_mut`]).
 
 use super::tree::CTree;
 use super::{fmix32, prefetch, SEED_PRIO};
@@ -447,19 +449,6 @@ pub(crate) fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W>
     build(&mut blocks)
 }
 
-/// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in parallel:
-/// `Some(t)` makes `t` the tree of `v` (inserting `v` if absent; an empty `t` keeps `v`
-/// present without edges), `None` removes `v` (or keeps it absent). The current tree of a
-/// present vertex without edges is an empty tree.
-pub(crate) fn multi_update<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F) -> VLink<W>
-where
-    W: Weight,
-    I: Sync,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
-{
-    update_rec(t, items, f, false)
-}
-
 /// Prefetch what path copying node `n` touches besides the child it descends into: the other
 /// child and the block's array (copying the node writes their counts).
 #[inline(always)]
@@ -560,6 +549,171 @@ where
         Some((b, own)) => Some(join3(l, n.key, b, own, r)),
         None => join2(l, r),
     }
+}
+
+/// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in parallel:
+/// `Some(t)` makes `t` the tree of `v` (inserting `v` if absent; an empty `t` keeps `v`
+/// present without edges), `None` removes `v` (or keeps it absent). The current tree of a
+/// present vertex without edges is an empty tree.
+///
+/// The link is updated in place where nothing else shares it: a node
+/// that no other version holds (`Arc::get_mut` succeeds) keeps its allocation, and a block
+/// array that none holds has only its touched trees replaced, so the untouched trees of the
+/// block are neither cloned (no counts written) nor released later, and no node is freed. A
+/// shared subtree is path-copied (`update_rec`: a version still held, by a snapshot or by a
+/// clone of the graph, never changes). The shape is the same canonical treap either way.
+pub(crate) fn multi_update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F)
+where
+    W: Weight,
+    I: Sync,
+    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+{
+    update_mut(t, items, f, false)
+}
+
+fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool)
+where
+    W: Weight,
+    I: Sync,
+    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+{
+    if items.is_empty() {
+        return;
+    }
+    let par = items.len() >= PAR_ITEMS;
+    if !par && !warmed {
+        warm(t, items);
+    }
+    let Some(n) = t.as_mut().and_then(Arc::get_mut) else {
+        // Shared (or empty): copy the paths, as for a version that must not change.
+        *t = update_rec(t, items, f, warmed || !par);
+        return;
+    };
+    prefetch_node(n);
+    let mut own = n.own_arcs();
+    let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
+    let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
+    let (left, right) = (&mut n.left, &mut n.right);
+    if par {
+        rayon::join(
+            || update_mut(left, &items[..i], f, false),
+            || update_mut(right, &items[j..], f, false),
+        );
+    } else {
+        update_mut(left, &items[..i], f, true);
+        update_mut(right, &items[j..], f, true);
+    }
+    let keep = i == j || update_block_mut(n.key, &mut n.block, &mut own, &items[i..j], f);
+    let below = |c: &VLink<W>| c.as_ref().is_none_or(|c| !higher(c.key, n.key));
+    if keep && below(&n.left) && below(&n.right) {
+        n.arcs = arcs(&n.left) + arcs(&n.right) + own;
+        return;
+    }
+    // The block is gone, or a new block below outranks this one: rebuild this level.
+    let (l, r) = (n.left.take(), n.right.take());
+    let (key, block) = (n.key, keep.then(|| n.block.clone()));
+    *t = match block {
+        Some(b) => Some(join3(l, key, b, own, r)),
+        None => join2(l, r),
+    };
+}
+
+/// Apply `f` to `items` (sorted ids of block `key`) in `block`, whose own arcs `own` tracks;
+/// `false` if no id of the block remains present. The array is edited in place when nothing
+/// else holds it and the set of ids with edges stays the same; otherwise a new one is made,
+/// taking the untouched trees out of an array held by nothing else, cloning them from a
+/// shared one.
+fn update_block_mut<W, I, F>(
+    key: u32,
+    block: &mut Block<W>,
+    own: &mut u64,
+    items: &[(Vertex, I)],
+    f: &F,
+) -> bool
+where
+    W: Weight,
+    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>>,
+{
+    let base = key << LOG_K;
+    let empty = CTree::default();
+    let mut next: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
+    let (mut touched, mut present, mut nonempty): (Mask, Mask, Mask) =
+        (0, block.present, block.nonempty);
+    for (v, it) in items {
+        debug_assert_eq!(block_of(*v), key);
+        let i = (v - base) as usize;
+        touched |= 1 << i;
+        let old = block.get(i);
+        *own -= old.map_or(0, |t| t.len() as u64);
+        let cur = (block.present >> i & 1 == 1).then(|| old.unwrap_or(&empty));
+        match f(*v, cur, it) {
+            None => {
+                present &= !(1 << i);
+                nonempty &= !(1 << i);
+            }
+            Some(t) => {
+                present |= 1 << i;
+                if t.is_empty() {
+                    nonempty &= !(1 << i);
+                } else {
+                    nonempty |= 1 << i;
+                    *own += t.len() as u64;
+                    next[i] = Some(t);
+                }
+            }
+        }
+    }
+    if present == 0 {
+        return false;
+    }
+    if nonempty == block.nonempty {
+        if let Some(trees) = Arc::get_mut(&mut block.trees) {
+            for i in ones(touched & nonempty) {
+                let rank = (nonempty & ((1 << i) - 1)).count_ones() as usize;
+                trees[rank] = next[i]
+                    .take()
+                    .expect("a new tree for a touched id with edges");
+            }
+            block.present = present;
+            return true;
+        }
+    }
+    let mut slots = Slots::new();
+    slots.present = present;
+    let kept = ones(block.nonempty)
+        .enumerate()
+        .filter(|&(_, i)| touched >> i & 1 == 0);
+    match Arc::get_mut(&mut block.trees) {
+        Some(trees) => {
+            for (rank, i) in kept {
+                slots.trees[i] = Some(std::mem::take(&mut trees[rank]));
+            }
+        }
+        None => {
+            for (rank, i) in kept {
+                slots.trees[i] = Some(block.trees[rank].clone());
+            }
+        }
+    }
+    for (i, t) in next.into_iter().enumerate() {
+        if t.is_some() {
+            slots.trees[i] = t;
+        }
+    }
+    *block = slots.finish().expect("some id of the block is present").0;
+    true
+}
+
+/// The set bits of `m`, lowest first.
+#[inline]
+fn ones(mut m: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
 }
 
 /// Call `f` on every node, in parallel.

@@ -8,4 +8,6 @@
 pub mod stream;
 pub mod updates;
 
-pub use updates::{batch_updates, flat_snapshot_seconds, BatchTiming, Sampling};
+pub use updates::{
+    batch_updates, batch_updates_in_place, flat_snapshot_seconds, BatchTiming, Sampling,
+};

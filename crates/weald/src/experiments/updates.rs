@@ -57,20 +57,69 @@ pub fn flat_snapshot_seconds<W: Weight>(g: &CTreeGraph<W>, trials: usize) -> f64
 const SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Run the batch-update experiment on `base` (which is left unchanged: versions are
-/// purely functional). Each trial samples a fresh batch (see [`Sampling`]); at each size one
-/// untimed warm-up batch runs first.
+/// purely functional, and each trial inserts into `base` and deletes from the result while
+/// `base` is still held, so every update path-copies). Each trial samples a fresh batch (see
+/// [`Sampling`]); at each size one untimed warm-up batch runs first.
 pub fn batch_updates<W: Weight>(
     base: &CTreeGraph<W>,
     sizes: &[usize],
     trials: usize,
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
+    run(
+        base.num_vertices(),
+        sizes,
+        trials,
+        sampling,
+        |batch, pairs| {
+            let t = Instant::now();
+            let (g2, _) = base.insert_edges(batch, Combine::Min);
+            let ti = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let (g3, _) = g2.delete_edges(pairs);
+            let td = t.elapsed().as_secs_f64();
+            drop((g2, g3));
+            (ti, td)
+        },
+    )
+}
+
+/// The experiment on a graph nobody else holds: each batch is inserted into `g` itself and
+/// then deleted from it ([`CTreeGraph::insert_edges_mut`], [`CTreeGraph::delete_edges_mut`]),
+/// in place wherever `g` shares nothing (all of it, unless the caller keeps a clone or a
+/// snapshot). A batch's edges that `g` already had are deleted with it, so `g` loses a few
+/// edges per trial (RMAT batches rarely repeat a graph's edges).
+pub fn batch_updates_in_place<W: Weight>(
+    g: &mut CTreeGraph<W>,
+    sizes: &[usize],
+    trials: usize,
+    sampling: Sampling,
+) -> Result<Vec<BatchTiming>> {
+    run(g.num_vertices(), sizes, trials, sampling, |batch, pairs| {
+        let t = Instant::now();
+        g.insert_edges_mut(batch, Combine::Min);
+        let ti = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        g.delete_edges_mut(pairs);
+        (ti, t.elapsed().as_secs_f64())
+    })
+}
+
+/// Sample the batches over ids `0..n` and time `trial(batch, its pairs)` -> (insert,
+/// delete seconds) for each.
+fn run<W: Weight>(
+    n: usize,
+    sizes: &[usize],
+    trials: usize,
+    sampling: Sampling,
+    mut trial: impl FnMut(&[(Vertex, Vertex, W)], &[(Vertex, Vertex)]) -> (f64, f64),
+) -> Result<Vec<BatchTiming>> {
     if sizes.is_empty() || sizes.contains(&0) {
         return Err(WealdError::Invalid("batch sizes must be positive".into()));
     }
     let trials = trials.max(1);
     let max = *sizes.iter().max().unwrap();
-    let n = base.num_vertices().max(2);
+    let n = n.max(2);
     let scale = (usize::BITS - (n - 1).leading_zeros()).max(1);
     // One more sample than trials: the last is the warm-up batch (a batch of its own, so the
     // timed ones do not find their paths already in cache).
@@ -110,13 +159,7 @@ pub fn batch_updates<W: Weight>(
         for (i, sample) in warm.iter().chain(timed).enumerate() {
             let batch = &sample[..size.min(sample.len())];
             let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
-            let t = Instant::now();
-            let (g2, _) = base.insert_edges(batch, Combine::Min);
-            let ti = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let (g3, _) = g2.delete_edges(&pairs);
-            let td = t.elapsed().as_secs_f64();
-            drop((g2, g3));
+            let (ti, td) = trial(batch, &pairs);
             if i > 0 {
                 ins.push(ti);
                 del.push(td);
