@@ -32,7 +32,7 @@ use weald_graph::codec::{
 };
 use weald_graph::{Vertex, Weight};
 
-use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::alloc::{alloc, dealloc, handle_alloc_error, realloc, Layout};
 use std::cell::RefCell;
 use std::ptr::NonNull;
 use std::sync::atomic::{
@@ -225,6 +225,81 @@ impl Chunk {
         del: &[Vertex],
         rule: Combine,
     ) -> Chunk {
+        self.splice_to(base, ins, del, rule, Chunk::from_bytes)
+    }
+
+    /// [`splice`](Self::splice) into this chunk's own allocation when nothing else holds it:
+    /// the new bytes are written over the old (the allocation resized by `realloc`, which
+    /// keeps it where it is when the new size fits the allocator's size class, the common
+    /// case for a few edits). The bytes just read are the ones written, so no other memory is
+    /// touched, where a new allocation is often a cold line from the allocator's free list
+    /// and the freed one another. A shared chunk is spliced into a new allocation as usual.
+    pub fn splice_mut<W: Weight>(
+        &mut self,
+        base: Vertex,
+        ins: &[(Vertex, W)],
+        del: &[Vertex],
+        rule: Combine,
+    ) {
+        let Some(p) = self.0.filter(|_| self.is_unique()) else {
+            *self = self.splice(base, ins, del, rule);
+            return;
+        };
+        let old_len = self.raw().len();
+        let mut rewritten = false;
+        let new = self.splice_to(base, ins, del, rule, |bytes| {
+            rewritten = true;
+            // SAFETY: `p` is this chunk's allocation, of `old_len` bytes after the header,
+            // and nothing else holds it (count 1 and `&mut self`); `splice_to` has finished
+            // reading the old bytes when it calls this. `bytes` is non-empty (a chunk's
+            // encoding always is) and lies in the scratch buffer, not in the allocation.
+            unsafe { Chunk::rewrite(p, old_len, bytes) }
+        });
+        if rewritten {
+            // `self`'s pointer was given to `realloc`: forget it instead of dropping it.
+            std::mem::forget(std::mem::replace(self, new));
+        } else {
+            *self = new;
+        }
+    }
+
+    /// No other `Chunk` holds this allocation (false for the empty chunk).
+    #[inline]
+    fn is_unique(&self) -> bool {
+        match self.0 {
+            None => false,
+            // SAFETY: the header of a live allocation. Acquire pairs with the Release
+            // decrements of other owners' drops, as `Arc::get_mut` does.
+            Some(p) => unsafe { (*(p.as_ptr() as *const AtomicU32)).load(Acquire) == 1 },
+        }
+    }
+
+    /// Resize the allocation `p` (`old_len` bytes after the header, count 1) to hold
+    /// `bytes` and write them into it, keeping the count.
+    ///
+    /// # Safety
+    /// `p` is a live chunk allocation of `old_len` bytes that no one else uses, and `bytes`
+    /// is non-empty and does not overlap it. `p` is invalid afterwards (use the result).
+    unsafe fn rewrite(p: NonNull<u8>, old_len: usize, bytes: &[u8]) -> Chunk {
+        let len = u32::try_from(bytes.len()).expect("chunk larger than 4 GiB");
+        let q = realloc(p.as_ptr(), Self::layout(old_len), HDR + bytes.len());
+        let Some(q) = NonNull::new(q) else {
+            handle_alloc_error(Self::layout(bytes.len()))
+        };
+        (q.as_ptr().add(4) as *mut u32).write(len);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), q.as_ptr().add(HDR), bytes.len());
+        Chunk(Some(q))
+    }
+
+    /// The splice, with the new encoding (non-empty bytes) turned into a chunk by `make`.
+    fn splice_to<W: Weight>(
+        &self,
+        base: Vertex,
+        ins: &[(Vertex, W)],
+        del: &[Vertex],
+        rule: Combine,
+        make: impl FnOnce(&[u8]) -> Chunk,
+    ) -> Chunk {
         let b = self.raw();
         if b.is_empty() {
             return Chunk::encode(base, ins);
@@ -399,7 +474,7 @@ impl Chunk {
                 out.extend_from_slice(old_w(0, lead));
                 out.extend_from_slice(wts);
                 out.extend_from_slice(old_w(tail, c));
-                Chunk::from_bytes(&out)
+                make(&out)
             })
         })
     }
@@ -631,7 +706,44 @@ mod tests {
             // Only inserts, only deletes (the two ways the trees call it).
             prop_assert_eq!(&cw.splice::<i32>(base, &[], &del, rule), &model::<i32>(&cw, base, &[], &del, rule));
             prop_assert_eq!(&cp.splice(base, &ins_p, &[], rule), &model(&cp, base, &ins_p, &[], rule));
+            // In place: a chunk nothing else holds is rewritten in its allocation (grown,
+            // shrunk, emptied or left as it is) to the same bytes; a held one is copied and
+            // the holder's chunk is left as it was.
+            let want = model(&cw, base, &ins, &del, rule);
+            let mut own = Chunk::encode(base, &weighted);
+            own.splice_mut(base, &ins, &del, rule);
+            prop_assert_eq!(&own, &want);
+            let mut copy = cw.clone();
+            copy.splice_mut(base, &ins, &del, rule);
+            prop_assert_eq!(&copy, &want);
+            prop_assert_eq!(&cw, &Chunk::encode(base, &weighted));
+            let mut own = Chunk::encode(base, &plain);
+            own.splice_mut::<()>(base, &[], &del, rule);
+            prop_assert_eq!(&own, &model::<()>(&cp, base, &[], &del, rule));
         }
+    }
+
+    #[test]
+    fn splice_mut_keeps_an_unshared_chunk_unshared_and_empties_it() {
+        let xs: Vec<(Vertex, ())> = (0..100).map(|i| (i * 7, ())).collect();
+        let mut c = Chunk::encode(0, &xs);
+        // (Whether `realloc` keeps the address is the allocator's choice; the count and the
+        // bytes are what must be right.)
+        c.splice_mut(0, &[(701, ())], &[], Combine::First);
+        let mut want = xs.clone();
+        want.push((701, ()));
+        assert_eq!(c, Chunk::encode(0, &want));
+        assert!(c.is_unique());
+        let held = c.clone();
+        assert!(!c.is_unique());
+        c.splice_mut::<()>(0, &[], &[0], Combine::First);
+        assert_eq!(held, Chunk::encode(0, &want));
+        assert_eq!(c, Chunk::encode(0, &want[1..]));
+        assert!(c.is_unique() && held.is_unique());
+        // Deleting everything frees the allocation and leaves the empty chunk.
+        let all: Vec<Vertex> = want.iter().map(|e| e.0).collect();
+        c.splice_mut::<()>(0, &[], &all, Combine::First);
+        assert!(c.is_empty());
     }
 
     proptest! {

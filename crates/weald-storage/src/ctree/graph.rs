@@ -2,7 +2,7 @@
 //! returns a new graph and leaves `self` valid (the two share all untouched nodes).
 
 use super::tree::{CTree, Node};
-use super::vtree::{self, VLink, VNode};
+use super::vtree::{self, Cur, VLink, VNode};
 use super::{Heads, DEFAULT_B};
 use crate::csr::Csr;
 use rayon::prelude::*;
@@ -387,7 +387,7 @@ impl<W: Weight> CTreeGraph<W> {
             return BatchResult::default();
         }
         vtree::multi_update_mut(&mut self.out, &items, &|_, old, _| {
-            Some(old.cloned().unwrap_or_default())
+            Some(old.map(Cur::into_tree).unwrap_or_default())
         });
         self.n = self.n.max(*vs.last().unwrap() as usize + 1);
         BatchResult::default()
@@ -468,14 +468,15 @@ impl<W: Weight> CTreeGraph<W> {
                     CTree::build(xs, v, heads)
                 }
                 Some(t) => {
-                    let nt = t.multi_insert(v, xs, heads, rule);
-                    ins_arcs.fetch_add((nt.len() - t.len()) as u64, Relaxed);
                     if !directed
                         && xs.binary_search_by_key(&v, |p| p.0).is_ok()
                         && t.find(v, v).is_none()
                     {
                         ins_loops.fetch_add(1, Relaxed);
                     }
+                    let before = t.len();
+                    let nt = t.insert(v, xs, heads, rule);
+                    ins_arcs.fetch_add((nt.len() - before) as u64, Relaxed);
                     nt
                 }
             })
@@ -485,11 +486,11 @@ impl<W: Weight> CTreeGraph<W> {
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
             sort_arcs(&mut rev, false);
             let (items, pairs) = group(&rev);
-            vtree::multi_update_mut(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
+            vtree::multi_update_mut(inn, &items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 let xs = &pairs[s..e];
                 Some(match old {
                     None => CTree::build(xs, v, heads),
-                    Some(t) => t.multi_insert(v, xs, heads, rule),
+                    Some(t) => t.insert(v, xs, heads, rule),
                 })
             });
         }
@@ -551,8 +552,9 @@ impl<W: Weight> CTreeGraph<W> {
             if !directed && ks.binary_search(&v).is_ok() && t.find(v, v).is_some() {
                 del_loops.fetch_add(1, Relaxed);
             }
-            let nt = t.multi_delete(v, ks);
-            del_arcs.fetch_add((t.len() - nt.len()) as u64, Relaxed);
+            let before = t.len();
+            let nt = t.delete(v, ks);
+            del_arcs.fetch_add((before - nt.len()) as u64, Relaxed);
             Some(nt)
         });
         if let Some(inn) = self.inn.as_mut() {
@@ -561,8 +563,8 @@ impl<W: Weight> CTreeGraph<W> {
             sort_merge(&mut rev, Combine::First);
             let (items, _) = group(&rev);
             let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
-            vtree::multi_update_mut(inn, &items, &|v, old: Option<&CTree<W>>, &(s, e)| {
-                old.map(|t| t.multi_delete(v, &keys[s..e]))
+            vtree::multi_update_mut(inn, &items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
+                old.map(|t| t.delete(v, &keys[s..e]))
             });
         }
         let del = del_arcs.into_inner();
@@ -712,13 +714,13 @@ impl<W: Weight> CTreeGraph<W> {
 
     fn apply_removal(
         v: Vertex,
-        old: Option<&CTree<W>>,
+        old: Option<Cur<'_, W>>,
         it: &VItem,
         keys: &[Vertex],
     ) -> Option<CTree<W>> {
         match *it {
             VItem::Remove => None,
-            VItem::Delete(s, e) => old.map(|t| t.multi_delete(v, &keys[s..e])),
+            VItem::Delete(s, e) => old.map(|t| t.delete(v, &keys[s..e])),
         }
     }
 

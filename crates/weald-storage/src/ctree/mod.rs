@@ -73,23 +73,32 @@
 //! Every update goes through `CTreeGraph::*_mut` (`apply_mut`, `insert_edges_mut`, ...; the
 //! `&self` forms run them on a clone): a vertex-tree node whose count is one (as in PAM) keeps
 //! its allocation, and a block array whose count is one has only its touched trees replaced, so
-//! the block's other trees are neither cloned nor released later. A shared node (a snapshot, a
-//! retained version or a clone holds it) is path-copied, so no holder ever sees a change; the
-//! shape is the same canonical treap either way. Edge trees and chunks are still rebuilt per
-//! touched vertex (the old ones are freed at once when unshared). A `&self` update copies
-//! everything it touches (the root is shared), but the parts of a mixed batch after the first
-//! reuse what the first copied.
+//! the block's other trees are neither cloned nor released later. A touched tree taken out of
+//! such an array is handed to the update as its own (`vtree::Cur::Owned`): a tree that is one
+//! chunk and stays one (the usual case: no new head) is spliced into that chunk's own
+//! allocation when nothing else holds the chunk (`Chunk::splice_mut`: the new bytes are built
+//! in scratch and written over the old ones, the allocation resized by `realloc`, which keeps
+//! it in place when the size class fits), so the only memory written is what was just read;
+//! larger trees are still path-copied. The walk that prefetches the paths (`vtree::warm`)
+//! then loads only the touched trees of a block it will edit in place, not all of them. A
+//! shared node (a snapshot, a retained version or a clone holds it) is path-copied, so no
+//! holder ever sees a change; the shape is the same canonical treap either way. A `&self`
+//! update copies everything it touches (the root is shared), but the parts of a mixed batch
+//! after the first reuse what the first copied.
 //!
-//! Measured (`weald bench updates FILE --threads 1 --trials 20 [--in-place]`, RMAT scale 20,
-//! three interleaved rounds, medians, 2026-11-26, a slow phase of the machine), inserted /
-//! deleted edges per second, new versions of a held graph vs the loaded graph updated in place:
-//! batches of 10: 3.2e5 / 6.9e5 vs 4.0e5 / 8.9e5; 1e3: 6.2e5 / 7.7e5 vs 7.2e5 / 8.8e5; 1e5:
-//! 2.3e6 / 2.4e6 vs 1.8e6 / 1.9e6; 1e6: 5.8e6 / 5.6e6 vs 4.9e6 / 4.8e6. Small batches gain
-//! what the copies cost; large ones lose, because the versioned figures leave out freeing the
-//! replaced nodes (done after the clock stops) while in place each replaced chunk is freed at
-//! once, and the allocator hands those scattered, cold blocks back to the next allocations
-//! (`perf`: a fifth of the time is `mimalloc`'s pop of a cold free-list entry). Rewriting a
-//! chunk into its own allocation when the new bytes fit would avoid that; not done.
+//! Measured (`weald bench updates FILE --threads 1 --trials 40 [--in-place]`, RMAT scale 20,
+//! four rounds alternating which binary goes first, medians, 2026-11-27, a slow phase of the
+//! machine), inserted / deleted edges per second, new versions of a held graph vs the loaded
+//! graph updated in place: batches of 10: 4.3e5 / 7.0e5 vs 4.9e5 / 9.4e5; 1e3: 6.5e5 / 8.1e5
+//! vs 8.3e5 / 1.04e6; 1e5: 2.39e6 / 2.45e6 vs 2.14e6 / 2.28e6; 1e6: 6.3e6 / 6.5e6 vs 5.2e6 /
+//! 5.5e6. Small batches gain what the copies cost. Large ones still lose: the versioned figures
+//! leave out freeing the replaced version (after the clock stops), and a large batch rewrites
+//! most blocks, which in place are scattered read-modify-writes where new versions write fresh
+//! memory in order. Before the chunks were spliced in place (each touched chunk a new
+//! allocation, often a cold free-list entry, and the old one freed at once) and before `warm`
+//! skipped untouched trees, the in-place figures in the same runs were 4.4e5 / 9.6e5, 7.7e5 /
+//! 1.01e6, 1.95e6 / 2.06e6 and 5.0e6 / 5.1e6 (so: +11 % / −2 %, +8 % / +3 %, +10 % / +11 %,
+//! +3 % / +7 %; the versioned figures unchanged within noise).
 //!
 //! ## Chunk edits (what updates on hubs cost)
 //!

@@ -292,6 +292,33 @@ impl<W: Weight> CTree<W> {
         CTree { prefix, root }
     }
 
+    /// [`multi_insert`](Self::multi_insert) into this tree. A tree that is one chunk and
+    /// stays one (no new head) is spliced in its own allocation when nothing else holds the
+    /// chunk ([`Chunk::splice_mut`]); otherwise the tree is path-copied.
+    pub(crate) fn insert_mut(
+        &mut self,
+        base: Vertex,
+        xs: &[(Vertex, W)],
+        heads: Heads,
+        rule: Combine,
+    ) {
+        if self.root.is_none() && !xs.iter().any(|&(x, _)| heads.is_head(x)) {
+            self.prefix.splice_mut(base, xs, &[], rule);
+        } else if !xs.is_empty() {
+            *self = self.multi_insert(base, xs, heads, rule);
+        }
+    }
+
+    /// [`multi_delete`](Self::multi_delete) from this tree, in place as
+    /// [`insert_mut`](Self::insert_mut) is.
+    pub(crate) fn delete_mut(&mut self, base: Vertex, ks: &[Vertex]) {
+        if self.root.is_none() {
+            self.prefix.splice_mut::<W>(base, &[], ks, Combine::First);
+        } else if !ks.is_empty() {
+            *self = self.multi_delete(base, ks);
+        }
+    }
+
     /// Count `(edge-tree nodes, chunk bytes)`.
     pub(crate) fn memory(&self) -> (usize, usize) {
         let mut nodes = 0;

@@ -23,6 +23,63 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use weald_graph::{Vertex, Weight};
 
+/// The current tree of a present vertex that an update visits: borrowed from a block that
+/// another version may hold (the update makes a new tree and leaves it alone), or taken out
+/// of a block that nothing else holds (the update may reuse it: [`Cur::insert`]).
+pub(crate) enum Cur<'a, W: Weight> {
+    Shared(&'a CTree<W>),
+    Owned(CTree<W>),
+}
+
+impl<W: Weight> std::ops::Deref for Cur<'_, W> {
+    type Target = CTree<W>;
+    #[inline]
+    fn deref(&self) -> &CTree<W> {
+        match self {
+            Cur::Shared(t) => t,
+            Cur::Owned(t) => t,
+        }
+    }
+}
+
+impl<W: Weight> Cur<'_, W> {
+    /// The tree itself (a clone when shared).
+    pub(crate) fn into_tree(self) -> CTree<W> {
+        match self {
+            Cur::Shared(t) => t.clone(),
+            Cur::Owned(t) => t,
+        }
+    }
+
+    /// The tree with `xs` inserted ([`CTree::multi_insert`]; in place when owned).
+    pub(crate) fn insert(
+        self,
+        base: Vertex,
+        xs: &[(Vertex, W)],
+        heads: super::Heads,
+        rule: weald_graph::batch::Combine,
+    ) -> CTree<W> {
+        match self {
+            Cur::Shared(t) => t.multi_insert(base, xs, heads, rule),
+            Cur::Owned(mut t) => {
+                t.insert_mut(base, xs, heads, rule);
+                t
+            }
+        }
+    }
+
+    /// The tree without the keys `ks` ([`CTree::multi_delete`]; in place when owned).
+    pub(crate) fn delete(self, base: Vertex, ks: &[Vertex]) -> CTree<W> {
+        match self {
+            Cur::Shared(t) => t.multi_delete(base, ks),
+            Cur::Owned(mut t) => {
+                t.delete_mut(base, ks);
+                t
+            }
+        }
+    }
+}
+
 /// Below this many batch items, the multi-update recursion runs sequentially.
 const PAR_ITEMS: usize = 64;
 
@@ -97,6 +154,14 @@ impl<W: Weight> Block<W> {
             m &= m - 1;
             (i, t)
         })
+    }
+
+    /// Start loading the tree of the block's `i`-th id (if it has one).
+    #[inline]
+    fn prefetch_tree(&self, i: usize) {
+        if let Some(t) = self.get(i) {
+            t.prefetch();
+        }
     }
 
     /// Start loading the counts that cloning every tree of the block writes (and the
@@ -374,7 +439,7 @@ fn update_block<W, I, F>(
 ) -> Option<(Block<W>, u64)>
 where
     W: Weight,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>>,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
     let base = key << LOG_K;
     let empty = CTree::default();
@@ -400,7 +465,7 @@ where
         let i = (v - base) as usize;
         let cur =
             old.and_then(|(b, _)| (b.present >> i & 1 == 1).then(|| b.get(i).unwrap_or(&empty)));
-        if let Some(t) = f(*v, cur, it) {
+        if let Some(t) = f(*v, cur.map(Cur::Shared), it) {
             slots.put(i, t);
         }
     }
@@ -462,37 +527,52 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
 }
 
 /// Walk the search paths of `items` in lock step, a group at a time, prefetching each next
-/// node, then the trees of the blocks found (copying a block clones them): the cache misses
-/// of up to `GROUP` paths overlap instead of following one another. The sequential
-/// multi-update that follows then finds its nodes in cache.
-fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)]) {
+/// node, then the trees of the blocks found: the cache misses of up to `GROUP` paths overlap
+/// instead of following one another. The sequential multi-update that follows then finds its
+/// nodes in cache. Copying a block clones all its trees, so all are prefetched; with
+/// `in_place`, a block whose path and array nothing else holds (it will be edited in place)
+/// has only the items' own trees prefetched.
+fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
     const GROUP: usize = 16;
-    let Some(root) = t.as_deref() else { return };
+    let Some(root) = t.as_ref() else { return };
+    let alone = |a: &Arc<VNode<W>>| in_place && Arc::strong_count(a) == 1;
     for g in items.chunks(GROUP) {
-        let mut cur: [Option<&VNode<W>>; GROUP] = [None; GROUP];
-        let mut found: [Option<&VNode<W>>; GROUP] = [None; GROUP];
+        let mut cur: [Option<&Arc<VNode<W>>>; GROUP] = [None; GROUP];
+        let mut found: [Option<(&VNode<W>, bool)>; GROUP] = [None; GROUP];
+        let mut own = [alone(root); GROUP];
         for c in cur.iter_mut().take(g.len()) {
             *c = Some(root);
         }
         let mut live = g.len();
         while live > 0 {
             live = 0;
-            for ((c, f), (k, _)) in cur.iter_mut().zip(found.iter_mut()).zip(g) {
+            for (((c, f), o), (k, _)) in cur.iter_mut().zip(&mut found).zip(&mut own).zip(g) {
                 let Some(n) = *c else { continue };
                 prefetch_node(n);
                 *c = match block_of(*k).cmp(&n.key) {
-                    std::cmp::Ordering::Less => n.left.as_deref(),
-                    std::cmp::Ordering::Greater => n.right.as_deref(),
+                    std::cmp::Ordering::Less => n.left.as_ref(),
+                    std::cmp::Ordering::Greater => n.right.as_ref(),
                     std::cmp::Ordering::Equal => {
-                        *f = Some(n);
+                        *f = Some((n, *o && Arc::strong_count(&n.block.trees) == 1));
                         None
                     }
                 };
-                live += c.is_some() as usize;
+                if let Some(c) = *c {
+                    *o = *o && alone(c);
+                    live += 1;
+                }
             }
         }
-        for n in found.iter().flatten() {
-            n.block.prefetch_trees();
+        for ((n, own), (k, _)) in found
+            .iter()
+            .zip(g)
+            .filter_map(|(f, k)| Some((f.as_ref()?, k)))
+        {
+            if *own {
+                n.block.prefetch_tree((k - (n.key << LOG_K)) as usize);
+            } else {
+                n.block.prefetch_trees();
+            }
         }
     }
 }
@@ -501,7 +581,7 @@ fn update_rec<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool)
 where
     W: Weight,
     I: Sync,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
         return t.clone();
@@ -526,7 +606,7 @@ where
     };
     let par = items.len() >= PAR_ITEMS;
     if !par && !warmed {
-        warm(t, items);
+        warm(t, items, false);
     }
     prefetch_node(n);
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
@@ -559,14 +639,15 @@ where
 /// The link is updated in place where nothing else shares it: a node
 /// that no other version holds (`Arc::get_mut` succeeds) keeps its allocation, and a block
 /// array that none holds has only its touched trees replaced, so the untouched trees of the
-/// block are neither cloned (no counts written) nor released later, and no node is freed. A
-/// shared subtree is path-copied (`update_rec`: a version still held, by a snapshot or by a
+/// block are neither cloned (no counts written) nor released later, and no node is freed;
+/// `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them in place).
+/// A shared subtree is path-copied (`update_rec`: a version still held, by a snapshot or by a
 /// clone of the graph, never changes). The shape is the same canonical treap either way.
 pub(crate) fn multi_update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F)
 where
     W: Weight,
     I: Sync,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     update_mut(t, items, f, false)
 }
@@ -575,14 +656,14 @@ fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: b
 where
     W: Weight,
     I: Sync,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>> + Sync,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
         return;
     }
     let par = items.len() >= PAR_ITEMS;
     if !par && !warmed {
-        warm(t, items);
+        warm(t, items, true);
     }
     let Some(n) = t.as_mut().and_then(Arc::get_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
@@ -632,20 +713,36 @@ fn update_block_mut<W, I, F>(
 ) -> bool
 where
     W: Weight,
-    F: Fn(Vertex, Option<&CTree<W>>, &I) -> Option<CTree<W>>,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
     let base = key << LOG_K;
     let empty = CTree::default();
     let mut next: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
     let (mut touched, mut present, mut nonempty): (Mask, Mask, Mask) =
         (0, block.present, block.nonempty);
+    // An array that nothing else holds gives its touched trees to `f` to update in place
+    // (their slots are left empty: only untouched slots are read again below).
+    let mut taken: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
+    if let Some(trees) = Arc::get_mut(&mut block.trees) {
+        for (v, _) in items {
+            let i = (v - base) as usize;
+            if block.nonempty >> i & 1 == 1 {
+                let rank = (block.nonempty & ((1 << i) - 1)).count_ones() as usize;
+                taken[i] = Some(std::mem::take(&mut trees[rank]));
+            }
+        }
+    }
     for (v, it) in items {
         debug_assert_eq!(block_of(*v), key);
         let i = (v - base) as usize;
         touched |= 1 << i;
-        let old = block.get(i);
-        *own -= old.map_or(0, |t| t.len() as u64);
-        let cur = (block.present >> i & 1 == 1).then(|| old.unwrap_or(&empty));
+        let cur = match taken[i].take() {
+            Some(t) => Some(Cur::Owned(t)),
+            None => {
+                (block.present >> i & 1 == 1).then(|| Cur::Shared(block.get(i).unwrap_or(&empty)))
+            }
+        };
+        *own -= cur.as_ref().map_or(0, |t| t.len() as u64);
         match f(*v, cur, it) {
             None => {
                 present &= !(1 << i);
