@@ -1065,9 +1065,10 @@ fn apply_runs<W: Weight>(
     let mut b = BatchBuilder::new(layout.directed);
     let mut g = g.clone();
     let mut total = BatchResult::default();
+    // The first run path-copies what it touches (the caller's graph shares all of it); the
+    // runs after it edit in place what the earlier ones copied.
     let mut run = |b: &mut BatchBuilder<W>, g: &mut CTreeGraph<W>| {
-        let (next, r) = g.apply(&b.take(), layout.combine);
-        *g = next;
+        let r = g.apply_mut(&b.take(), layout.combine);
         total.inserted += r.inserted;
         total.updated += r.updated;
         total.deleted += r.deleted;
