@@ -144,7 +144,7 @@ def main() -> int:
     json_out.write_text(json.dumps(payload, indent=1))
     report.write(Path(a.out), payload)
     harness.log(f"wrote {a.out} and {json_out}")
-    failed = [m for m in results if m.system == "weald" and m.error]
+    failed = [m for m in results if m.system.startswith("weald") and m.error]  # any of Weald's
     for m in failed:
         harness.log(f"WEALD FAILED: {m.suite}/{m.case} {m.graph} t={m.threads}: {m.error}")
     for x in mismatches:
@@ -170,7 +170,7 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
         return times, check
     if case.suite == "stream":  # `weald bench stream --json`: {"times", "check"} like the peers
         return data["times"], data.get("check", {})
-    if system == "weald" and case.suite == "updates":  # `weald bench updates --json`
+    if is_weald_cli(system) and case.suite == "updates":  # `weald bench updates --json`
         b = data["batches"][0]
         op = case.name.split()[0]
         return b[f"{op}_s"], {"size": b["size"], "memory_bytes": data.get("memory_bytes"), "edges": data["edges"],

@@ -24,6 +24,12 @@ the peers' numpy sampler), so most updates land on low-degree vertices. The `...
 cases (Weald only: the peers have no way to draw from Weald's generator) continue the stream
 that generated the graph (`weald bench updates --graph-seed 1`), so updates land on its hubs,
 whose long edge lists make each touched chunk a rewrite: the costlier case.
+
+`weald` makes each batch a new version of a graph that stays held (Aspen's setting; freeing
+the replaced version is not timed); `weald in place` updates the loaded graph itself, which
+nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
+vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
+replaces is freed inside the timed call.
 """
 
 from __future__ import annotations
@@ -52,11 +58,12 @@ def cases(ctx: Context) -> list[Case]:
     for size in QUICK_SIZES if ctx.quick else SIZES:
         for op in ("insert", "delete"):
             c = Case("updates", f"{op} {size}", g.label, unit="eps", weald_run=False)
-            c.systems["weald"] = lambda t, r, op=op, size=size: [
-                ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
-                "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
-                "--json",
-            ]
+            for name, extra in (("weald", []), ("weald in place", ["--in-place"])):
+                c.systems[name] = lambda t, r, size=size, extra=extra: [
+                    ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
+                    "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
+                    "--json", *extra,
+                ]
             for p in PEERS:
                 if size >= 1_000_000 and p == "networkit":
                     continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
