@@ -49,15 +49,38 @@ thread_local! {
 }
 
 /// A difference-encoded run of elements (see the module docs for the byte layout), in one
-/// shared, immutable allocation: `[u32 reference count | u32 length | bytes]`, reached by a
+/// shared allocation: `[u32 reference count | u32 length | bytes]`, reached by a
 /// thin pointer (8 bytes; null for the empty chunk). Cloning increments the count, so path
 /// copying a node never copies its chunk.
 pub struct Chunk(Option<NonNull<u8>>);
 
-// SAFETY: the bytes are immutable after construction and the count is atomic.
+// SAFETY: the bytes change only through `&mut self` while the count is one
+// (`splice_mut`), and the count is atomic.
 unsafe impl Send for Chunk {}
 // SAFETY: as above.
 unsafe impl Sync for Chunk {}
+
+/// What a splice makes (see [`Chunk::splice`]).
+enum Spliced {
+    /// The same elements (only absent ones were to be deleted).
+    Same,
+    /// No element left.
+    Empty,
+    /// New bytes, in `SCRATCH`.
+    Encoded,
+}
+
+/// Replace `out` with the encoding of the strictly increasing, non-empty `xs` relative to
+/// `base`.
+fn encode_into<W: Weight>(out: &mut Vec<u8>, base: Vertex, xs: &[(Vertex, W)]) {
+    out.clear();
+    put_elements(out, base, xs.iter().map(|e| e.0));
+    if W::WEIGHTED {
+        for &(_, w) in xs {
+            w.write_le(out);
+        }
+    }
+}
 
 const HDR: usize = 8;
 
@@ -97,7 +120,8 @@ impl Chunk {
     fn raw(&self) -> &[u8] {
         match self.0 {
             None => &[],
-            // SAFETY: a live allocation made by `from_bytes`, immutable after construction.
+            // SAFETY: a live allocation made by `from_bytes` or `rewrite`; it changes only
+            // through `&mut self`, which this borrow excludes.
             Some(p) => unsafe {
                 let len = *(p.as_ptr().add(4) as *const u32) as usize;
                 std::slice::from_raw_parts(p.as_ptr().add(HDR), len)
@@ -112,13 +136,7 @@ impl Chunk {
         }
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
-            s.clear();
-            put_elements(&mut s, base, xs.iter().map(|e| e.0));
-            if W::WEIGHTED {
-                for &(_, w) in xs {
-                    w.write_le(&mut s);
-                }
-            }
+            encode_into(&mut s, base, xs);
             Chunk::from_bytes(&s)
         })
     }
@@ -225,15 +243,20 @@ impl Chunk {
         del: &[Vertex],
         rule: Combine,
     ) -> Chunk {
-        self.splice_to(base, ins, del, rule, Chunk::from_bytes)
+        match self.splice_bytes(base, ins, del, rule) {
+            Spliced::Same => self.clone(),
+            Spliced::Empty => Chunk::empty(),
+            Spliced::Encoded => SCRATCH.with(|s| Chunk::from_bytes(&s.borrow())),
+        }
     }
 
     /// [`splice`](Self::splice) into this chunk's own allocation when nothing else holds it:
-    /// the new bytes are written over the old (the allocation resized by `realloc`, which
-    /// keeps it where it is when the new size fits the allocator's size class, the common
-    /// case for a few edits). The bytes just read are the ones written, so no other memory is
-    /// touched, where a new allocation is often a cold line from the allocator's free list
-    /// and the freed one another. A shared chunk is spliced into a new allocation as usual.
+    /// the new bytes are written over the old, the allocation resized by `realloc` (which
+    /// `mimalloc`, Weald's allocator, leaves where it is while the size stays within the
+    /// block's size class: the common case for a few edits). The chunk lines just read are
+    /// the ones written, where a new allocation is often a cold line from the allocator's
+    /// free list and freeing the old one writes yet another. A shared chunk is spliced into a
+    /// new allocation as usual.
     pub fn splice_mut<W: Weight>(
         &mut self,
         base: Vertex,
@@ -245,21 +268,20 @@ impl Chunk {
             *self = self.splice(base, ins, del, rule);
             return;
         };
-        let old_len = self.raw().len();
-        let mut rewritten = false;
-        let new = self.splice_to(base, ins, del, rule, |bytes| {
-            rewritten = true;
-            // SAFETY: `p` is this chunk's allocation, of `old_len` bytes after the header,
-            // and nothing else holds it (count 1 and `&mut self`); `splice_to` has finished
-            // reading the old bytes when it calls this. `bytes` is non-empty (a chunk's
-            // encoding always is) and lies in the scratch buffer, not in the allocation.
-            unsafe { Chunk::rewrite(p, old_len, bytes) }
-        });
-        if rewritten {
-            // `self`'s pointer was given to `realloc`: forget it instead of dropping it.
-            std::mem::forget(std::mem::replace(self, new));
-        } else {
-            *self = new;
+        match self.splice_bytes(base, ins, del, rule) {
+            Spliced::Same => {}
+            Spliced::Empty => *self = Chunk::empty(),
+            Spliced::Encoded => {
+                let old_len = self.raw().len();
+                // SAFETY: `p` is this chunk's allocation, of `old_len` bytes after the
+                // header, and nothing else uses it: the count is 1 and we hold `&mut self`
+                // (a `FlatSnapshot` copies trees without counting, but it also holds a clone
+                // of the graph, so every chunk it reaches is shared). The new bytes are in
+                // the scratch buffer, not in the allocation, and not empty.
+                let new = SCRATCH.with(|s| unsafe { Chunk::rewrite(p, old_len, &s.borrow()) });
+                // `self`'s pointer went to `realloc`: forget it instead of dropping it.
+                std::mem::forget(std::mem::replace(self, new));
+            }
         }
     }
 
@@ -291,18 +313,22 @@ impl Chunk {
         Chunk(Some(q))
     }
 
-    /// The splice, with the new encoding (non-empty bytes) turned into a chunk by `make`.
-    fn splice_to<W: Weight>(
+    /// The splice's work: what the new chunk is, its bytes (when `Encoded`) left in
+    /// `SCRATCH`. Only reads this chunk.
+    fn splice_bytes<W: Weight>(
         &self,
         base: Vertex,
         ins: &[(Vertex, W)],
         del: &[Vertex],
         rule: Combine,
-        make: impl FnOnce(&[u8]) -> Chunk,
-    ) -> Chunk {
+    ) -> Spliced {
         let b = self.raw();
         if b.is_empty() {
-            return Chunk::encode(base, ins);
+            if ins.is_empty() {
+                return Spliced::Empty;
+            }
+            SCRATCH.with(|s| encode_into(&mut s.borrow_mut(), base, ins));
+            return Spliced::Encoded;
         }
         let h = Head::read(b, base);
         let c = h.count;
@@ -321,7 +347,7 @@ impl Chunk {
             either(ins.first(), del.first(), Vertex::min),
             either(ins.last(), del.last(), Vertex::max),
         ) else {
-            return self.clone();
+            return Spliced::Same;
         };
         SPLICE.with(|scratch| {
             let (old, mid, wts) = &mut *scratch.borrow_mut();
@@ -403,7 +429,7 @@ impl Chunk {
             }
             if !changed {
                 // Only absent elements were to be deleted.
-                return self.clone();
+                return Spliced::Same;
             }
             mid.extend_from_slice(&old[pos..s]);
             wts.extend_from_slice(old_wt(pos, s));
@@ -418,7 +444,7 @@ impl Chunk {
             } else {
                 match seq().next() {
                     Some(y) => y,
-                    None => return Chunk::empty(),
+                    None => return Spliced::Empty,
                 }
             };
             let joins = || {
@@ -474,8 +500,8 @@ impl Chunk {
                 out.extend_from_slice(old_w(0, lead));
                 out.extend_from_slice(wts);
                 out.extend_from_slice(old_w(tail, c));
-                make(&out)
-            })
+            });
+            Spliced::Encoded
         })
     }
 

@@ -1,8 +1,9 @@
 //! The C-tree: a prefix chunk plus a purely-functional treap of heads, each head owning the
 //! tail chunk of non-heads up to the next head.
 //!
-//! Every function takes the tree by reference and returns a new tree (path copying); the
-//! input stays valid. `base` is the value the prefix chunk is encoded relative to (the source
+//! The functions take the tree by reference and return a new tree (path copying); the input
+//! stays valid. The exceptions, `CTree::insert_mut` and `CTree::delete_mut`, change a tree
+//! their caller owns, in place where nothing else holds its chunk. `base` is the value the prefix chunk is encoded relative to (the source
 //! vertex at the top level); a head's tail is always encoded relative to the head.
 
 use super::chunk::Chunk;

@@ -139,10 +139,9 @@ impl<W: Weight> Block<W> {
         if self.nonempty >> i & 1 == 0 {
             return None;
         }
-        let rank = (self.nonempty & ((1 << i) - 1)).count_ones() as usize;
         // SAFETY: `trees` holds one tree per set bit of `nonempty` (checked when built), and
         // `rank` counts the set bits below bit `i`, which is set.
-        Some(unsafe { self.trees.get_unchecked(rank) })
+        Some(unsafe { self.trees.get_unchecked(rank(self.nonempty, i)) })
     }
 
     /// The non-empty trees with their id offsets in the block, in id order.
@@ -649,6 +648,11 @@ where
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
+    // (A repeated id would find its tree already taken out of its block.)
+    debug_assert!(
+        items.windows(2).all(|w| w[0].0 < w[1].0),
+        "ids not strictly increasing"
+    );
     update_mut(t, items, f, false)
 }
 
@@ -727,8 +731,7 @@ where
         for (v, _) in items {
             let i = (v - base) as usize;
             if block.nonempty >> i & 1 == 1 {
-                let rank = (block.nonempty & ((1 << i) - 1)).count_ones() as usize;
-                taken[i] = Some(std::mem::take(&mut trees[rank]));
+                taken[i] = Some(std::mem::take(&mut trees[rank(block.nonempty, i)]));
             }
         }
     }
@@ -766,8 +769,7 @@ where
     if nonempty == block.nonempty {
         if let Some(trees) = Arc::get_mut(&mut block.trees) {
             for i in ones(touched & nonempty) {
-                let rank = (nonempty & ((1 << i) - 1)).count_ones() as usize;
-                trees[rank] = next[i]
+                trees[rank(nonempty, i)] = next[i]
                     .take()
                     .expect("a new tree for a touched id with edges");
             }
@@ -799,6 +801,13 @@ where
     }
     *block = slots.finish().expect("some id of the block is present").0;
     true
+}
+
+/// The index in a block's array of the tree of its `i`-th id: the set bits of `nonempty`
+/// below bit `i`.
+#[inline(always)]
+fn rank(nonempty: Mask, i: usize) -> usize {
+    (nonempty & ((1 << i) - 1)).count_ones() as usize
 }
 
 /// The set bits of `m`, lowest first.
