@@ -582,9 +582,39 @@ fn high_degree_vertex() {
     // chunks: about 150,000 / 256 tree nodes, about one byte per gap
     let mem = g.memory_bytes();
     assert!(mem.chunk_bytes < 150_000 * 24, "{mem:?}");
+    // In place, on a hub tree nothing else holds: a batch of non-heads large enough for the
+    // parallel descent (nodes kept, tails spliced in place), then deletions that also take
+    // heads out (those subtrees path-copied), against the model.
+    drop(g);
+    let mut g2 = g2;
+    let heads = super::Heads::new(256);
+    let mut model: BTreeMap<Vertex, i32> = model.into_iter().filter(|e| e.0 % 2 == 1).collect();
+    let ins: Vec<(Vertex, Vertex, i32)> = (0..150_000u32)
+        .step_by(4)
+        .filter(|&v| !heads.is_head(v))
+        .map(|v| (hub, v, 7))
+        .collect();
+    assert!(ins.len() > 30_000);
+    for &(_, v, w) in &ins {
+        model.insert(v, w);
+    }
+    let r = g2.insert_edges_mut(&ins, Combine::Min);
+    assert_eq!(r.inserted, ins.len() as u64);
+    let del: Vec<(Vertex, Vertex)> = (1..150_000u32).step_by(6).map(|v| (hub, v)).collect();
+    for &(_, v) in &del {
+        model.remove(&v);
+    }
+    g2.delete_edges_mut(&del);
+    g2.check();
+    let mut got = Vec::with_capacity(model.len());
+    g2.for_each_out(hub, |v, w| {
+        got.push((v, w));
+        true
+    });
+    assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
     // deleting the hub removes everything
     let (g3, r) = g2.delete_vertices(&[hub]);
-    assert_eq!(r.deleted, 75_001);
+    assert_eq!(r.deleted, model.len() as u64 + 1);
     assert_eq!(g3.num_arcs(), 0);
     g3.check();
 }

@@ -293,9 +293,11 @@ impl<W: Weight> CTree<W> {
         CTree { prefix, root }
     }
 
-    /// [`multi_insert`](Self::multi_insert) into this tree. A tree that is one chunk and
-    /// stays one (no new head) is spliced in its own allocation when nothing else holds the
-    /// chunk ([`Chunk::splice_mut`]); otherwise the tree is path-copied.
+    /// [`multi_insert`](Self::multi_insert) into this tree. When `xs` brings no new head the
+    /// heads, and so the shape, stay the same: the nodes nothing else holds are kept and the
+    /// chunks the elements land in are spliced in their own allocations where nothing else
+    /// holds them ([`Chunk::splice_mut`]); shared subtrees are path-copied. A batch with a new
+    /// head path-copies the tree.
     pub(crate) fn insert_mut(
         &mut self,
         base: Vertex,
@@ -303,20 +305,18 @@ impl<W: Weight> CTree<W> {
         heads: Heads,
         rule: Combine,
     ) {
-        if self.root.is_none() && !xs.iter().any(|&(x, _)| heads.is_head(x)) {
-            self.prefix.splice_mut(base, xs, &[], rule);
-        } else if !xs.is_empty() {
+        if xs.iter().any(|&(x, _)| heads.is_head(x)) {
             *self = self.multi_insert(base, xs, heads, rule);
+        } else if !xs.is_empty() {
+            insert_tails_mut(&mut self.prefix, &mut self.root, base, xs, heads, rule);
         }
     }
 
     /// [`multi_delete`](Self::multi_delete) from this tree, in place as
-    /// [`insert_mut`](Self::insert_mut) is.
+    /// [`insert_mut`](Self::insert_mut) is; a subtree that loses a head is path-copied.
     pub(crate) fn delete_mut(&mut self, base: Vertex, ks: &[Vertex]) {
-        if self.root.is_none() {
-            self.prefix.splice_mut::<W>(base, &[], ks, Combine::First);
-        } else if !ks.is_empty() {
-            *self = self.multi_delete(base, ks);
+        if !ks.is_empty() {
+            delete_tails_mut(&mut self.prefix, &mut self.root, base, ks);
         }
     }
 
@@ -563,6 +563,89 @@ fn delete_rec<W: Weight>(
         }
         Some(l) => (lp, join2(Some(append_last(&l, &extra)), rr)),
     }
+}
+
+/// [`insert_rec`] of the non-empty `xs`, none of them a head, in place: nodes that nothing
+/// else holds are kept (no head is added, so the shape stays), the chunks are spliced with
+/// [`Chunk::splice_mut`], and a shared subtree is path-copied (its new version has the same
+/// heads, so it still fits under its parent).
+fn insert_tails_mut<W: Weight>(
+    prefix: &mut Chunk,
+    root: &mut Link<W>,
+    base: Vertex,
+    xs: &[(Vertex, W)],
+    heads: Heads,
+    rule: Combine,
+) {
+    let Some(n) = root.as_mut().and_then(Arc::get_mut) else {
+        if root.is_none() {
+            prefix.splice_mut(base, xs, &[], rule);
+        } else {
+            (*prefix, *root) = insert_rec(prefix, root, base, xs, heads, rule);
+        }
+        return;
+    };
+    let (lx, rx) = xs.split_at(xs.partition_point(|&(x, _)| x < n.head));
+    let (left, tail, right, head) = (&mut n.left, &mut n.tail, &mut n.right, n.head);
+    let mut go_left = || {
+        if !lx.is_empty() {
+            insert_tails_mut(prefix, left, base, lx, heads, rule);
+        }
+    };
+    let mut go_right = || {
+        if !rx.is_empty() {
+            insert_tails_mut(tail, right, head, rx, heads, rule);
+        }
+    };
+    if xs.len() >= PAR_ELEMS {
+        rayon::join(go_left, go_right);
+    } else {
+        go_left();
+        go_right();
+    }
+    n.size = size(&n.left) + size(&n.right) + 1 + n.tail.count();
+}
+
+/// [`delete_rec`] of the non-empty `ks` in place, as [`insert_tails_mut`]: a subtree in which
+/// a head goes is path-copied by `delete_rec` (fewer heads: it still fits under its parent).
+fn delete_tails_mut<W: Weight>(
+    prefix: &mut Chunk,
+    root: &mut Link<W>,
+    base: Vertex,
+    ks: &[Vertex],
+) {
+    let split = root
+        .as_mut()
+        .and_then(Arc::get_mut)
+        .map(|n| (ks.partition_point(|&k| k < n.head), n))
+        .filter(|&(i, ref n)| ks.get(i) != Some(&n.head));
+    let Some((i, n)) = split else {
+        if root.is_none() {
+            prefix.splice_mut::<W>(base, &[], ks, Combine::First);
+        } else {
+            (*prefix, *root) = delete_rec(prefix, root, base, ks);
+        }
+        return;
+    };
+    let (lk, rk) = ks.split_at(i);
+    let (left, tail, right, head) = (&mut n.left, &mut n.tail, &mut n.right, n.head);
+    let mut go_left = || {
+        if !lk.is_empty() {
+            delete_tails_mut(prefix, left, base, lk);
+        }
+    };
+    let mut go_right = || {
+        if !rk.is_empty() {
+            delete_tails_mut(tail, right, head, rk);
+        }
+    };
+    if ks.len() >= PAR_ELEMS {
+        rayon::join(go_left, go_right);
+    } else {
+        go_left();
+        go_right();
+    }
+    n.size = size(&n.left) + size(&n.right) + 1 + n.tail.count();
 }
 
 /// Append `extra` (non-heads greater than everything in `l`) to the last tail of `l`.
