@@ -75,10 +75,11 @@ def cases(ctx: Context) -> list[Case]:
     for size in [] if ctx.quick else HUB_SIZES:
         for op in ("insert", "delete"):
             c = Case("updates", f"{op} {size}, graph hubs", g.label, unit="eps", weald_run=False)
-            c.systems["weald"] = lambda t, r, size=size: [
-                ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
-                "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
-                "--graph-seed", "1", "--json",
-            ]
+            for name, extra in (("weald", []), ("weald in place", ["--in-place"])):
+                c.systems[name] = lambda t, r, size=size, extra=extra: [
+                    ctx.weald, "--threads", str(t), "-q", "bench", "updates", str(g.binary),
+                    "--batch-sizes", str(size), "--trials", str(repeats("weald", size, r, ctx.quick)),
+                    "--graph-seed", "1", "--json", *extra,
+                ]
             out.append(c)
     return out
