@@ -80,12 +80,12 @@
 //! allocation when nothing else holds it (`Chunk::splice_mut`: the new bytes are built in
 //! scratch and written over the old ones, the allocation resized by `realloc`, which keeps it
 //! in place when the size class fits), so the memory written is what was just read. A batch
-//! with a new head path-copies the tree, and a subtree that loses a head is path-copied. The walk that prefetches the paths (`vtree::warm`)
-//! then loads only the touched trees of a block it will edit in place, not all of them. A
-//! shared node (a snapshot, a retained version or a clone holds it) is path-copied, so no
-//! holder ever sees a change; the shape is the same canonical treap either way. A `&self`
-//! update copies everything it touches (the root is shared), but the parts of a mixed batch
-//! after the first reuse what the first copied.
+//! with a new head path-copies the tree, and a subtree that loses a head is path-copied. The
+//! walk that prefetches the paths (`vtree::warm`) then loads only the touched trees of a block
+//! it will edit in place, not all of them. A shared node (a snapshot, a retained version or a
+//! clone holds it) is path-copied, so no holder ever sees a change; the shape is the same
+//! canonical treap either way. A `&self` update copies everything it touches (the root is
+//! shared), but the parts of a mixed batch after the first reuse what the first copied.
 //!
 //! Measured (`weald bench updates FILE --threads 1 --trials 40 [--in-place]`, RMAT scale 20,
 //! four rounds alternating which binary goes first, medians, 2026-11-27, a slow phase of the

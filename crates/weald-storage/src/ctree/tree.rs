@@ -3,8 +3,9 @@
 //!
 //! The functions take the tree by reference and return a new tree (path copying); the input
 //! stays valid. The exceptions, `CTree::insert_mut` and `CTree::delete_mut`, change a tree
-//! their caller owns, in place where nothing else holds its chunk. `base` is the value the prefix chunk is encoded relative to (the source
-//! vertex at the top level); a head's tail is always encoded relative to the head.
+//! their caller owns, in place where nothing else holds its nodes and chunks. `base` is the
+//! value the prefix chunk is encoded relative to (the source vertex at the top level); a
+//! head's tail is always encoded relative to the head.
 
 use super::chunk::Chunk;
 use super::{higher, prefetch, Heads};
@@ -586,24 +587,21 @@ fn insert_tails_mut<W: Weight>(
         return;
     };
     let (lx, rx) = xs.split_at(xs.partition_point(|&(x, _)| x < n.head));
-    let (left, tail, right, head) = (&mut n.left, &mut n.tail, &mut n.right, n.head);
-    let mut go_left = || {
-        if !lx.is_empty() {
-            insert_tails_mut(prefix, left, base, lx, heads, rule);
-        }
-    };
-    let mut go_right = || {
-        if !rx.is_empty() {
-            insert_tails_mut(tail, right, head, rx, heads, rule);
-        }
-    };
-    if xs.len() >= PAR_ELEMS {
-        rayon::join(go_left, go_right);
-    } else {
-        go_left();
-        go_right();
-    }
-    n.size = size(&n.left) + size(&n.right) + 1 + n.tail.count();
+    update_sides_mut(
+        n,
+        prefix,
+        xs.len() >= PAR_ELEMS,
+        |prefix, left| {
+            if !lx.is_empty() {
+                insert_tails_mut(prefix, left, base, lx, heads, rule);
+            }
+        },
+        |tail, right, head| {
+            if !rx.is_empty() {
+                insert_tails_mut(tail, right, head, rx, heads, rule);
+            }
+        },
+    );
 }
 
 /// [`delete_rec`] of the non-empty `ks` in place, as [`insert_tails_mut`]: a subtree in which
@@ -628,18 +626,38 @@ fn delete_tails_mut<W: Weight>(
         return;
     };
     let (lk, rk) = ks.split_at(i);
-    let (left, tail, right, head) = (&mut n.left, &mut n.tail, &mut n.right, n.head);
-    let mut go_left = || {
-        if !lk.is_empty() {
-            delete_tails_mut(prefix, left, base, lk);
-        }
-    };
-    let mut go_right = || {
-        if !rk.is_empty() {
-            delete_tails_mut(tail, right, head, rk);
-        }
-    };
-    if ks.len() >= PAR_ELEMS {
+    update_sides_mut(
+        n,
+        prefix,
+        ks.len() >= PAR_ELEMS,
+        |prefix, left| {
+            if !lk.is_empty() {
+                delete_tails_mut(prefix, left, base, lk);
+            }
+        },
+        |tail, right, head| {
+            if !rk.is_empty() {
+                delete_tails_mut(tail, right, head, rk);
+            }
+        },
+    );
+}
+
+/// The recursion step of the in-place updates: `left` on the sequence left of `n`'s head
+/// (`prefix`, the prefix of the sequence `n` roots, and `n.left`), `right` on the one after
+/// it (`n.tail` and `n.right`, relative to `n.head`), in parallel when `par`; then `n`'s size
+/// is recounted (its head stays).
+fn update_sides_mut<W: Weight>(
+    n: &mut Node<W>,
+    prefix: &mut Chunk,
+    par: bool,
+    left: impl FnOnce(&mut Chunk, &mut Link<W>) + Send,
+    right: impl FnOnce(&mut Chunk, &mut Link<W>, Vertex) + Send,
+) {
+    let (l, tail, r, head) = (&mut n.left, &mut n.tail, &mut n.right, n.head);
+    let go_left = || left(prefix, l);
+    let go_right = || right(tail, r, head);
+    if par {
         rayon::join(go_left, go_right);
     } else {
         go_left();
