@@ -13,12 +13,8 @@
 //! symmetric graph a negative edge is a negative cycle (`u→v→u`), so only non-negative weights
 //! make sense there.
 
-use super::{
-    finish_distances, new_distances, relax_frontier, require_weighted, shortest_path_parents,
-    DistOf, Output,
-};
+use super::{relax_frontier, require_weighted, shortest_path_parents, DistOf, Output, Slots, Wide};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use weald_graph::{Graph, Result, Vertex, WealdError};
 
 /// Parameters of Bellman-Ford (none yet).
@@ -43,27 +39,21 @@ pub fn distances<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Ve
     require_weighted::<G>("bellman-ford")?;
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
-    let dist = new_distances::<DistOf<G>>(n, source);
-    let queued: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicBool::new(false))
-        .collect();
+    let dist = Wide::new::<DistOf<G>>(n, source);
     let mut frontier = vec![source];
     for _round in 0..n {
         if frontier.is_empty() {
             break;
         }
-        frontier = relax_frontier(g, &frontier, &dist[..], &queued);
-        frontier
-            .par_iter()
-            .with_min_len(4096)
-            .for_each(|&v| queued[v as usize].store(false, Relaxed));
+        frontier = relax_frontier(g, &frontier, &dist);
+        frontier.par_iter().with_min_len(4096).for_each(|&v| {
+            dist.dequeue(v as usize);
+        });
     }
     if !frontier.is_empty() {
         return Err(WealdError::NegativeCycle {
             source_vertex: source as u64,
         });
     }
-    Ok(finish_distances::<DistOf<G>>(dist))
+    Ok(dist.finish::<DistOf<G>>())
 }

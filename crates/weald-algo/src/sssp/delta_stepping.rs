@@ -11,9 +11,11 @@
 //! are not split across threads.
 //!
 //! A run's time is its random reads of tentative distances, so the relaxation touches nothing
-//! else per arc: an atomic min on the distance slot (4 bytes when every distance fits in
-//! `u32` — integer weights with `(n − 1) · max weight < 2³² − 1` —, else 8; GAPBS's distances
-//! are 4-byte as well), and a one-byte "queued" mark only when the distance decreased. Parents
+//! else per arc: a compare-and-swap on the neighbour's slot that lowers its distance and queues
+//! it in one step ([`super::Narrow`]: 4 bytes, a 31-bit distance and the queued mark, when
+//! integer weights give `(n − 1) · max weight < 2³¹ − 2`; GAPBS's distances are 4-byte as
+//! well), else an atomic min on an 8-byte slot and a one-byte mark when the distance
+//! decreased ([`super::Wide`]). Parents
 //! are found afterwards in one pass over the arcs ([`super::shortest_path_parents`]: the
 //! smallest tight predecessor at a smaller distance), so they do not depend on the schedule.
 //!
@@ -22,12 +24,10 @@
 //! Each extraction of a vertex scans its out-arcs once; memory is `O(n)` beyond the graph.
 
 use super::{
-    finish_distances, new_distances, relax_frontier, require_weighted, shortest_path_parents,
-    DistOf, Narrow, NarrowCode, Output, Slots,
+    relax_frontier, require_weighted, shortest_path_parents, DistOf, Narrow, Output, Slots, Wide,
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, WeightSummary};
 
 /// Parameters of delta-stepping.
@@ -62,21 +62,13 @@ fn steps<G: Graph, S: Slots + ?Sized>(
     bucket_of: impl Fn(u64) -> BucketId + Sync,
 ) {
     let n = g.num_vertices();
-    let queued: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicBool::new(false))
-        .collect();
     let mut buckets = Buckets::new(n, |v| if v == source { 0 } else { NULL_BUCKET });
     while let Some((_, frontier)) = buckets.next_bucket() {
-        let improved = relax_frontier(g, &frontier, dist, &queued);
+        let improved = relax_frontier(g, &frontier, dist);
         let moves: Vec<(Vertex, BucketId)> = improved
             .par_iter()
             .with_min_len(4096)
-            .map(|&v| {
-                queued[v as usize].store(false, Relaxed);
-                (v, bucket_of(dist.get(v as usize)))
-            })
+            .map(|&v| (v, bucket_of(dist.dequeue(v as usize))))
             .collect();
         buckets.update_buckets(&moves);
     }
@@ -141,33 +133,13 @@ pub fn distances<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Vec
             b as BucketId
         }
     };
-    let code = NarrowCode::new::<DistOf<G>>();
-    let narrow = !super::is_float::<DistOf<G>>()
-        && stats.max * (n.saturating_sub(1) as f64) < (u32::MAX - 1) as f64;
-    Ok(if narrow {
-        let source_code = code.encode(DistOf::<G>::ZERO.to_ordered_bits());
-        let slots: Vec<AtomicU32> = (0..n)
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|v| {
-                AtomicU32::new(if v == source as usize {
-                    source_code
-                } else {
-                    u32::MAX
-                })
-            })
-            .collect();
-        let store = Narrow { slots, code };
+    Ok(if Narrow::fits::<DistOf<G>>(stats.max, n) {
+        let store = Narrow::new::<DistOf<G>>(n, source);
         steps(g, source, &store, bucket_of);
-        store
-            .slots
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|x| DistOf::<G>::from_ordered_bits(code.decode(x.into_inner())))
-            .collect()
+        store.finish()
     } else {
-        let store = new_distances::<DistOf<G>>(n, source);
-        steps(g, source, &store[..], bucket_of);
-        finish_distances::<DistOf<G>>(store)
+        let store = Wide::new::<DistOf<G>>(n, source);
+        steps(g, source, &store, bucket_of);
+        store.finish()
     })
 }

@@ -47,53 +47,84 @@ pub(crate) fn require_weighted<G: Graph>(algorithm: &str) -> Result<()> {
     }
 }
 
-/// Distances as atomics holding `DistValue::to_ordered_bits`, for atomic min.
-pub(crate) fn new_distances<D: DistValue>(n: usize, source: Vertex) -> Vec<AtomicU64> {
-    let inf = D::INF.to_ordered_bits();
-    let dist: Vec<AtomicU64> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicU64::new(inf))
-        .collect();
-    dist[source as usize].store(D::ZERO.to_ordered_bits(), Relaxed);
-    dist
-}
-
-/// Decode atomic distances.
-pub(crate) fn finish_distances<D: DistValue>(dist: Vec<AtomicU64>) -> Vec<D> {
-    dist.into_par_iter()
-        .with_min_len(4096)
-        .map(|d| D::from_ordered_bits(d.into_inner()))
-        .collect()
-}
-
-/// Tentative distances during a run, as [`DistValue::to_ordered_bits`], lowered by atomic min.
+/// Tentative distances during a run, as [`DistValue::to_ordered_bits`], lowered by atomic min,
+/// and a *queued* mark per vertex: the relaxation that lowers a vertex's distance first in a
+/// round queues it, so each round's improved vertices are collected once; the caller takes
+/// them out ([`dequeue`](Self::dequeue)) between rounds.
 ///
 /// A run's time is its random reads of these slots, so they are as narrow as the distances
-/// allow: [`Narrow`] (4 bytes) when every distance of the run is a non-negative integer below
-/// `u32::MAX`, else `[AtomicU64]` (8 bytes, any distance).
+/// allow: [`Narrow`] (4 bytes, the mark inside the slot) when every distance of the run is a
+/// non-negative integer below `2³¹ − 1`, else [`Wide`] (8 bytes, any distance, marks in a
+/// separate byte array).
 pub(crate) trait Slots: Sync {
-    /// The slot of `v`, as ordered bits.
+    /// The distance of `v`, as ordered bits.
     fn get(&self, v: usize) -> u64;
-    /// Lower the slot of `v` to `bits`; `true` if this call lowered it.
-    fn lower(&self, v: usize, bits: u64) -> bool;
+    /// Lower the distance of `v` to `bits`. `true` if this call lowered it and `v` was not
+    /// queued (it is now); `false` if the distance was already at most `bits`, or `v` was
+    /// already queued.
+    fn lower_and_queue(&self, v: usize, bits: u64) -> bool;
+    /// Clear the queued mark of `v` and return its distance (ordered bits). Not concurrent
+    /// with [`lower_and_queue`](Self::lower_and_queue) on the same run.
+    fn dequeue(&self, v: usize) -> u64;
     /// Start loading the slot of `v` (a hint; `v` out of range is ignored).
     fn prefetch(&self, v: usize);
 }
 
-impl Slots for [AtomicU64] {
+/// 8-byte distances (any [`DistValue`]) and a byte of queued marks per vertex.
+pub(crate) struct Wide {
+    dist: Vec<AtomicU64>,
+    queued: Vec<AtomicBool>,
+}
+
+impl Wide {
+    /// Every distance `D::INF` but the source's (`D::ZERO`); nothing queued.
+    pub(crate) fn new<D: DistValue>(n: usize, source: Vertex) -> Self {
+        let inf = D::INF.to_ordered_bits();
+        let dist: Vec<AtomicU64> = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|_| AtomicU64::new(inf))
+            .collect();
+        dist[source as usize].store(D::ZERO.to_ordered_bits(), Relaxed);
+        let queued = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        Wide { dist, queued }
+    }
+
+    /// The distances.
+    pub(crate) fn finish<D: DistValue>(self) -> Vec<D> {
+        self.dist
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|d| D::from_ordered_bits(d.into_inner()))
+            .collect()
+    }
+}
+
+impl Slots for Wide {
     #[inline]
     fn get(&self, v: usize) -> u64 {
-        self[v].load(Relaxed)
+        self.dist[v].load(Relaxed)
     }
     #[inline]
-    fn lower(&self, v: usize, bits: u64) -> bool {
-        let slot = &self[v];
-        bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed)
+    fn lower_and_queue(&self, v: usize, bits: u64) -> bool {
+        let slot = &self.dist[v];
+        bits < slot.load(Relaxed)
+            && bits < slot.fetch_min(bits, Relaxed)
+            && !self.queued[v].load(Relaxed)
+            && !self.queued[v].swap(true, Relaxed)
+    }
+    #[inline]
+    fn dequeue(&self, v: usize) -> u64 {
+        self.queued[v].store(false, Relaxed);
+        self.dist[v].load(Relaxed)
     }
     #[inline(always)]
     fn prefetch(&self, v: usize) {
-        weald_graph::prefetch_at(self, v);
+        weald_graph::prefetch_at(&self.dist, v);
     }
 }
 
@@ -137,22 +168,95 @@ impl NarrowCode {
     }
 }
 
-/// Distances in [`NarrowCode`], for runs whose every distance fits.
+/// Distances of at most 31 bits and their queued marks, one `u32` per vertex: the
+/// [`NarrowCode`] of the distance (`HALF_INF` for `INF`) shifted left by one, and bit 0 set
+/// while the vertex is *not* queued. Distances compare by the upper 31 bits; queuing a vertex
+/// is part of the compare-and-swap that lowers its distance, so a relaxation reads and writes
+/// one slot and nothing else (no second random access for the mark).
 pub(crate) struct Narrow {
-    pub(crate) slots: Vec<AtomicU32>,
-    pub(crate) code: NarrowCode,
+    slots: Vec<AtomicU32>,
+    code: NarrowCode,
+}
+
+/// The 31-bit code of `INF` in a [`Narrow`] slot.
+const HALF_INF: u32 = u32::MAX >> 1;
+
+impl Narrow {
+    /// Does every distance of a run fit, when no arc weighs more than `max_weight` and a
+    /// shortest path has at most `n − 1` arcs? (Integer distances only.)
+    pub(crate) fn fits<D: DistValue>(max_weight: f64, n: usize) -> bool {
+        !is_float::<D>() && max_weight * (n.saturating_sub(1) as f64) < (HALF_INF - 1) as f64
+    }
+
+    /// Every distance `INF` but the source's (zero); nothing queued.
+    pub(crate) fn new<D: DistValue>(n: usize, source: Vertex) -> Self {
+        let code = NarrowCode::new::<D>();
+        let idle_inf = HALF_INF << 1 | 1;
+        let slots: Vec<AtomicU32> = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|_| AtomicU32::new(idle_inf))
+            .collect();
+        slots[source as usize].store(1, Relaxed); // distance 0, not queued
+        Narrow { slots, code }
+    }
+
+    /// The 31-bit code of ordered bits `bits`: the distance, or `HALF_INF` for `INF` and for
+    /// any sum at or above it. Such a sum never lowers a slot (it is no shortest distance:
+    /// those are below `HALF_INF − 1` by [`fits`](Self::fits), and every lowering is the
+    /// length of a simple path), and clamping in 64 bits keeps it from wrapping to a small
+    /// code.
+    #[inline]
+    fn half(&self, bits: u64) -> u32 {
+        if bits == self.code.inf {
+            HALF_INF
+        } else {
+            (bits - self.code.zero).min(HALF_INF as u64) as u32
+        }
+    }
+
+    /// The ordered bits of the distance in `slot`.
+    #[inline]
+    fn bits(&self, slot: u32) -> u64 {
+        match slot >> 1 {
+            HALF_INF => self.code.decode(u32::MAX),
+            c => self.code.decode(c),
+        }
+    }
+
+    /// The distances.
+    pub(crate) fn finish<D: DistValue>(self) -> Vec<D> {
+        let this = &self;
+        self.slots
+            .par_iter()
+            .with_min_len(4096)
+            .map(|x| D::from_ordered_bits(this.bits(x.load(Relaxed))))
+            .collect()
+    }
 }
 
 impl Slots for Narrow {
     #[inline]
     fn get(&self, v: usize) -> u64 {
-        self.code.decode(self.slots[v].load(Relaxed))
+        self.bits(self.slots[v].load(Relaxed))
     }
     #[inline]
-    fn lower(&self, v: usize, bits: u64) -> bool {
-        let x = self.code.encode(bits);
+    fn lower_and_queue(&self, v: usize, bits: u64) -> bool {
+        let x = self.half(bits);
         let slot = &self.slots[v];
-        x < slot.load(Relaxed) && x < slot.fetch_min(x, Relaxed)
+        let mut cur = slot.load(Relaxed);
+        while x < cur >> 1 {
+            // The new distance, queued (bit 0 clear).
+            match slot.compare_exchange_weak(cur, x << 1, Relaxed, Relaxed) {
+                Ok(_) => return cur & 1 == 1,
+                Err(now) => cur = now,
+            }
+        }
+        false
+    }
+    #[inline]
+    fn dequeue(&self, v: usize) -> u64 {
+        self.bits(self.slots[v].fetch_or(1, Relaxed))
     }
     #[inline(always)]
     fn prefetch(&self, v: usize) {
@@ -161,7 +265,7 @@ impl Slots for Narrow {
 }
 
 /// Relax every out-arc of the `frontier` vertices. Returns the vertices whose distance
-/// decreased, each once (`queued` marks them; the caller must clear the marks).
+/// decreased, each once (queued in `dist`: the caller must [`Slots::dequeue`] them).
 ///
 /// The time goes to the random reads of the neighbours' slots: the slot of the neighbour
 /// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
@@ -171,7 +275,6 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
     g: &G,
     frontier: &[Vertex],
     dist: &S,
-    queued: &[AtomicBool],
 ) -> Vec<Vertex> {
     let relax = |u: Vertex, out: &mut Vec<Vertex>| {
         let du = DistOf::<G>::from_ordered_bits(dist.get(u as usize));
@@ -180,11 +283,7 @@ pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
             u,
             |a| dist.prefetch(a as usize),
             |v, w| {
-                let vi = v as usize;
-                if dist.lower(vi, du.plus(w.to_dist()).to_ordered_bits())
-                    && !queued[vi].load(Relaxed)
-                    && !queued[vi].swap(true, Relaxed)
-                {
+                if dist.lower_and_queue(v as usize, du.plus(w.to_dist()).to_ordered_bits()) {
                     out.push(v);
                 }
             },

@@ -67,6 +67,38 @@ fn directed_integer_distances() {
     }
 }
 
+/// Paths whose longest distance is just below the 4-byte slots' limit (`(n − 1) · w` just
+/// under `2³¹ − 2`: 31-bit codes, the queued mark in bit 0) and just above it (8-byte slots):
+/// arcs `v − 1 → v` and back `v → v − 1` (none into 0). Every distance is exact, `INF` (vertex
+/// 0 from any other source) stays apart from the largest finite distance, and the relaxations
+/// back along the path (sums up to `n · w`) lower nothing.
+#[test]
+fn distances_at_the_narrow_limit() {
+    for n in [3usize, 4, 9] {
+        let limit = (HALF_INF - 1) as i64; // (n − 1) · w must stay below this
+        let w = (limit - 1) / (n as i64 - 1);
+        for (w, narrow) in [(w, true), (w + 1, false)] {
+            assert_eq!(Narrow::fits::<i64>(w as f64, n), narrow, "n {n}, w {w}");
+            let w32 = i32::try_from(w).unwrap();
+            let mut arcs: Vec<(Vertex, Vertex, i32)> =
+                (1..n as Vertex).map(|v| (v - 1, v, w32)).collect();
+            arcs.extend((2..n as Vertex).map(|v| (v, v - 1, w32)));
+            let g = graph(true, n, &arcs);
+            for s in [0, 1, n as Vertex - 1] {
+                let want: Vec<i64> = (0..n as i64)
+                    .map(|v| match (s, v) {
+                        (0, v) => v * w,
+                        (_, 0) => INF,
+                        (s, v) => (v - s as i64).abs() * w,
+                    })
+                    .collect();
+                assert_eq!(ds(&g, s).dist, want, "n {n}, w {w}, source {s}");
+                assert_eq!(bf(&g, s).dist, want, "n {n}, w {w}, source {s}");
+            }
+        }
+    }
+}
+
 /// ```text
 ///   0 --0.5-- 1 --0.25-- 2
 ///    \                  /
