@@ -12,8 +12,9 @@
 //!
 //! The time is the random accesses to the neighbours' degrees (an atomic decrement each, which
 //! on x86 waits for its cache line before anything after it proceeds), so a neighbour costs
-//! one cache line: a peeled vertex is marked by `PEELED` in its degree slot rather than
-//! looked up in a second array, and on graphs that expose neighbour slices (the CSR) the
+//! one cache line: a peeled vertex is marked by `PEELED` in its degree slot, and a vertex
+//! queued to move buckets by a bit of it, rather than either being looked up in a second
+//! array; and on graphs that expose neighbour slices (the CSR) the
 //! slot [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
 //! ([`for_each_out_ahead`]), as is the adjacency of the peeled vertex
 //! [`PREFETCH_AHEAD`](weald_graph::PREFETCH_AHEAD) ahead ([`frontier_scatter`]).
@@ -25,7 +26,7 @@ use super::Output;
 use crate::traverse::bucket::{BucketId, Buckets};
 use crate::traverse::{for_each_out_ahead, frontier_scatter};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use weald_graph::{prefetch_at, Graph, Result, Vertex, WealdError};
 
 /// Parameters of k-core peeling (none yet).
@@ -51,8 +52,10 @@ fn for_each_neighbor<G: Graph>(
     });
 }
 
-/// Marks a peeled vertex in its degree slot (degrees stay below it: `u32` ids).
-const PEELED: u32 = 1 << 31;
+/// A peeled vertex's degree slot (degrees stay below `2³¹ − 1`).
+const PEELED: u32 = u32::MAX;
+/// Set in a live vertex's degree slot while the vertex is queued to move buckets this round.
+const QUEUED: u32 = 1 << 31;
 const UNSET: u32 = u32::MAX;
 
 /// Coreness of every vertex of a symmetric graph.
@@ -77,11 +80,6 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
         .with_min_len(4096)
         .map(|_| AtomicU32::new(UNSET))
         .collect();
-    let queued: Vec<AtomicBool> = (0..n)
-        .into_par_iter()
-        .with_min_len(4096)
-        .map(|_| AtomicBool::new(false))
-        .collect();
     let mut buckets = Buckets::new(n, |v| deg[v as usize].load(Relaxed));
     let mut max_core = 0;
     while let Some((k, peeled)) = buckets.next_bucket() {
@@ -90,9 +88,12 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
             core[v as usize].store(k, Relaxed);
             deg[v as usize].store(PEELED, Relaxed);
         });
-        // Decrement the live neighbours; collect each once. Live degrees are below PEELED and
-        // only decrease; a peeled slot is never decremented (the round's peeled set is fixed
-        // before this phase).
+        // Decrement the live neighbours; collect each once (the first to set its QUEUED bit:
+        // the slot's line is already loaded, where a separate array of marks cost a second
+        // random access). Live degrees only decrease and never reach 0 here (a live vertex
+        // counts the neighbour being peeled), so the decrement never borrows from QUEUED; a
+        // peeled slot is never decremented (the round's peeled set is fixed before this
+        // phase).
         let decrement = |v: Vertex, out: &mut Vec<Vertex>| {
             for_each_neighbor(
                 g,
@@ -100,11 +101,12 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
                 |a| prefetch_at(&deg, a as usize),
                 |u| {
                     let slot = &deg[u as usize];
-                    if slot.load(Relaxed) < PEELED {
+                    let cur = slot.load(Relaxed);
+                    if cur != PEELED {
                         let old = slot.fetch_sub(1, Relaxed);
-                        if old > k
-                            && !queued[u as usize].load(Relaxed)
-                            && !queued[u as usize].swap(true, Relaxed)
+                        if old & QUEUED == 0
+                            && old > k
+                            && slot.fetch_or(QUEUED, Relaxed) & QUEUED == 0
                         {
                             out.push(u);
                         }
@@ -117,8 +119,8 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
             .par_iter()
             .with_min_len(4096)
             .map(|&u| {
-                queued[u as usize].store(false, Relaxed);
-                (u, deg[u as usize].load(Relaxed).max(k))
+                let d = deg[u as usize].fetch_and(!QUEUED, Relaxed) & !QUEUED;
+                (u, d.max(k))
             })
             .collect();
         buckets.update_buckets(&moves);
