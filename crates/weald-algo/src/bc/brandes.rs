@@ -120,65 +120,69 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         levels.push(frontier.to_vec());
     }
     // Backward: each vertex pulls from its successors on the next level. A successor `w`
-    // contributes `(1 + δ(w)) / σ(w)`, which is stored (`share`) when `w`'s level is done, so
-    // that an arc costs one random read of `level` and, for a successor, one of `share`,
-    // instead of reading `δ` and `σ` as well (the same operations, so the same bits).
+    // contributes `(1 + δ(w)) / σ(w)`. `contrib` holds that for the vertices of the level
+    // after the current one and +0.0 for every other vertex (an out-neighbour of a vertex at
+    // level `l` is at level `l + 1` or below, or unreached), so a vertex sums `contrib` over
+    // all its arcs: one random read per arc and no branch on the neighbour's level (a
+    // mispredicted branch also discards the loads started past it). Adding +0.0 leaves a sum
+    // of positive terms unchanged, so the bits are those of summing the successors alone.
     let sigma: Vec<f64> = sigma
         .into_iter()
         .map(|x| f64::from_bits(x.into_inner()))
         .collect();
-    let level: Vec<u32> = level.into_iter().map(AtomicU32::into_inner).collect();
+    drop(level);
     let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    let share: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let contrib: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     if let Some(last) = levels.last() {
         // The last level has no successors: δ = 0.
         last.par_iter().with_min_len(1024).for_each(|&w| {
-            share[w as usize].store((1.0 / sigma[w as usize]).to_bits(), Relaxed);
+            contrib[w as usize].store((1.0 / sigma[w as usize]).to_bits(), Relaxed);
         });
     }
     for (l, vs) in levels.iter().enumerate().rev().skip(1) {
-        let next = l as u32 + 1;
         let ahead = PREFETCH_AHEAD as usize;
-        (0..vs.len())
+        let shares: Vec<f64> = (0..vs.len())
             .into_par_iter()
             .with_min_len(64)
-            .for_each(|i| {
+            .map(|i| {
                 if let Some(&a) = vs.get(i + ahead) {
                     g.prefetch_out(a);
                 }
                 let v = vs[i];
                 let mut acc = 0.0;
-                let mut pull = |w: Vertex| {
-                    if level[w as usize] == next {
-                        acc += f64::from_bits(share[w as usize].load(Relaxed));
-                    }
-                };
                 match g.out_neighbors_slice(v) {
-                    // The level test is a random read and an unpredictable branch: prefetch
-                    // the level of the neighbour ARCS_AHEAD arcs ahead (see
+                    // Prefetch the contribution of the neighbour ARCS_AHEAD arcs ahead (see
                     // `for_each_out_ahead`; this loop needs no weights, so it reads the slice).
                     Some(s) => {
                         for (j, &w) in s.iter().enumerate() {
                             if let Some(&a) = s.get(j + ARCS_AHEAD) {
-                                weald_graph::prefetch_at(&level, a as usize);
+                                weald_graph::prefetch_at(&contrib, a as usize);
                             }
-                            pull(w);
+                            acc += f64::from_bits(contrib[w as usize].load(Relaxed));
                         }
                     }
                     None => {
                         g.for_each_out(v, |w, _| {
-                            pull(w);
+                            acc += f64::from_bits(contrib[w as usize].load(Relaxed));
                             true
                         });
                     }
                 }
-                // Only the next level's shares are read in this round: writing this level's
-                // is safe.
                 let sv = sigma[v as usize];
                 let dv = sv * acc;
                 delta[v as usize].store(dv.to_bits(), Relaxed);
-                share[v as usize].store(((1.0 + dv) / sv).to_bits(), Relaxed);
-            });
+                (1.0 + dv) / sv
+            })
+            .collect();
+        // Level `l + 1` is done; level `l` contributes to level `l − 1`.
+        levels[l + 1]
+            .par_iter()
+            .with_min_len(1024)
+            .for_each(|&w| contrib[w as usize].store(0, Relaxed));
+        vs.par_iter()
+            .zip(&shares)
+            .with_min_len(1024)
+            .for_each(|(&v, &x)| contrib[v as usize].store(x.to_bits(), Relaxed));
     }
     let mut dependency: Vec<f64> = delta
         .into_iter()
