@@ -17,7 +17,7 @@ use crate::traverse::{
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
+use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD, PREFETCH_AHEAD_SHORT};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -86,6 +86,50 @@ impl<W> EdgeMapFn<W> for Count<'_> {
     }
 }
 
+/// The dense forward step: every unreached vertex sums `fsig` (σ of the frontier's vertices,
+/// +0.0 for every other vertex) over its in-arcs, without a branch on whether the neighbour
+/// is in the frontier (an unpredictable one that also discards the loads started past it);
+/// a vertex with a non-zero sum is reached, with that σ. Adding +0.0 keeps the bits of the
+/// sum over the frontier's in-neighbours, in adjacency order, as edge_map's pull computed it.
+fn pull_sigma<G: InGraph>(
+    g: &G,
+    fsig: &[AtomicU64],
+    sigma: &[AtomicU64],
+    level: &[AtomicU32],
+) -> VertexSubset {
+    let n = g.num_vertices();
+    let unseen = |d: Vertex| level[d as usize].load(Relaxed) == UNSEEN;
+    let bits: Vec<u64> = (0..n.div_ceil(64))
+        .into_par_iter()
+        .with_min_len(8)
+        .map(|i| {
+            let mut out = 0u64;
+            for b in 0..(n - i * 64).min(64) {
+                let d = (i * 64 + b) as Vertex;
+                let ahead = d.saturating_add(PREFETCH_AHEAD_SHORT);
+                if (ahead as usize) < n && unseen(ahead) {
+                    g.prefetch_in(ahead);
+                }
+                if !unseen(d) {
+                    continue;
+                }
+                let mut acc = 0.0;
+                g.for_each_in(d, |s, _| {
+                    acc += f64::from_bits(fsig[s as usize].load(Relaxed));
+                    true
+                });
+                if acc != 0.0 {
+                    sigma[d as usize].store(acc.to_bits(), Relaxed);
+                    out |= 1 << b;
+                }
+            }
+            out
+        })
+        .collect();
+    let count = bits.iter().map(|w| w.count_ones() as usize).sum();
+    VertexSubset::from_bits(n, bits, count)
+}
+
 /// Dependencies of all vertices on `source`; see the module docs. Errors: `source` out of range.
 pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output> {
     crate::require_vertex(g, source)?;
@@ -102,17 +146,46 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         direction: params.direction,
         output: true,
     };
-    // Forward: levels[l] holds the vertices at distance l.
+    // Forward: levels[l] holds the vertices at distance l. A sparse step pushes with
+    // edge_map; a dense step pulls sums of `fsig` (`pull_sigma`).
     let mut levels: Vec<Vec<Vertex>> = vec![vec![source]];
     let mut frontier = VertexSubset::from_vertex(n, source);
+    let fsig: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    let push = EdgeMapOptions {
+        direction: Direction::Sparse,
+        ..opts
+    };
     let mut l = 0u32;
     loop {
         l += 1;
-        let count = Count {
-            sigma: &sigma,
-            level: &level,
+        let cur = levels.last().expect("the source's level");
+        let dense = g.has_in_edges()
+            && match opts.direction {
+                Direction::Sparse => false,
+                Direction::Dense => true,
+                // edge_map's rule
+                Direction::Auto => {
+                    let work = cur.len() + cur.par_iter().map(|&v| g.out_degree(v)).sum::<usize>();
+                    work > g.num_arcs() / opts.threshold.max(1)
+                }
+            };
+        frontier = if dense {
+            let set = |x: &(dyn Fn(Vertex) -> u64 + Sync)| {
+                cur.par_iter()
+                    .with_min_len(1024)
+                    .for_each(|&s| fsig[s as usize].store(x(s), Relaxed));
+            };
+            set(&|s| sigma[s as usize].load(Relaxed));
+            let next = pull_sigma(g, &fsig, &sigma, &level);
+            set(&|_| 0);
+            next
+        } else {
+            let count = Count {
+                sigma: &sigma,
+                level: &level,
+            };
+            edge_map(g, &frontier, &count, &push)
         };
-        frontier = edge_map(g, &frontier, &count, &opts);
         if frontier.is_empty() {
             break;
         }
