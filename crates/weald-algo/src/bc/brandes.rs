@@ -13,6 +13,8 @@
 //! Determinism: the backward sweep sums each vertex's successors in adjacency order, and σ are
 //! integers added exactly (up to 2⁵³), so the result does not depend on the thread count.
 
+use crate::traverse::edge_map::pulls;
+use crate::traverse::vertex_subset::popcount;
 use crate::traverse::{
     edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
 };
@@ -92,6 +94,10 @@ impl<W> EdgeMapFn<W> for Count<'_> {
 /// is in the frontier (an unpredictable one that also discards the loads started past it);
 /// a vertex with a non-zero sum is reached, with that σ. Adding +0.0 keeps the bits of the
 /// sum over the frontier's in-neighbours, in adjacency order, as edge_map's pull computed it.
+///
+/// The loop has the shape of edge_map's `dense_pull` (words of 64 ids in parallel, the
+/// in-arcs of the unreached vertex `PREFETCH_AHEAD_SHORT` ahead prefetched) but is its own:
+/// one skeleton taking both bodies as closures made BFS's pull 4-12 % slower.
 fn pull_sigma<G: InGraph>(
     g: &G,
     fsig: &[AtomicU64],
@@ -127,7 +133,7 @@ fn pull_sigma<G: InGraph>(
             out
         })
         .collect();
-    let count = bits.iter().map(|w| w.count_ones() as usize).sum();
+    let count = popcount(&bits);
     VertexSubset::from_bits(n, bits, count)
 }
 
@@ -159,26 +165,15 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
     let mut l = 0u32;
     loop {
         l += 1;
-        let cur = levels.last().expect("the source's level");
-        let dense = g.has_in_edges()
-            && match opts.direction {
-                Direction::Sparse => false,
-                Direction::Dense => true,
-                // edge_map's rule
-                Direction::Auto => {
-                    let work = cur.len() + cur.par_iter().map(|&v| g.out_degree(v)).sum::<usize>();
-                    work > g.num_arcs() / opts.threshold.max(1)
-                }
-            };
-        frontier = if dense {
-            let set = |x: &(dyn Fn(Vertex) -> u64 + Sync)| {
-                cur.par_iter()
-                    .with_min_len(1024)
-                    .for_each(|&s| fsig[s as usize].store(x(s), Relaxed));
-            };
-            set(&|s| sigma[s as usize].load(Relaxed));
+        frontier = if pulls(g, &frontier, &opts) {
+            let cur = levels.last().expect("the source's level");
+            cur.par_iter().with_min_len(1024).for_each(|&s| {
+                fsig[s as usize].store(sigma[s as usize].load(Relaxed), Relaxed);
+            });
             let next = pull_sigma(g, &fsig, &sigma, &level);
-            set(&|_| 0);
+            cur.par_iter()
+                .with_min_len(1024)
+                .for_each(|&s| fsig[s as usize].store(0, Relaxed));
             next
         } else {
             let count = Count {

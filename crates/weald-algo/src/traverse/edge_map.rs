@@ -107,17 +107,7 @@ pub fn edge_map<G: InGraph, F: EdgeMapFn<G::W>>(
     if u.is_empty() {
         return VertexSubset::empty(n);
     }
-    let can_pull = g.has_in_edges();
-    let dense = match opts.direction {
-        _ if !can_pull => false,
-        Direction::Sparse => false,
-        Direction::Dense => true,
-        Direction::Auto => {
-            let work = u.len() + u.par_sum(|v| g.out_degree(v));
-            work > g.num_arcs() / opts.threshold.max(1)
-        }
-    };
-    if dense {
+    if pulls(g, u, opts) {
         match u.dense_bits() {
             Some(bits) => dense_pull(g, bits, f, opts.output),
             None => {
@@ -129,6 +119,20 @@ pub fn edge_map<G: InGraph, F: EdgeMapFn<G::W>>(
         match u.sparse_ids() {
             Some(ids) => sparse_push(g, ids, f, opts.output),
             None => sparse_push(g, &bits_to_sparse(u.dense_bits().unwrap()), f, opts.output),
+        }
+    }
+}
+
+/// Does [`edge_map`] pull (dense) rather than push from the non-empty `u`? Only with in-arcs;
+/// by `opts.direction`, and for `Auto` when `|u| + Σ out-degree > m / threshold`.
+pub(crate) fn pulls<G: InGraph>(g: &G, u: &VertexSubset, opts: &EdgeMapOptions) -> bool {
+    match opts.direction {
+        _ if !g.has_in_edges() => false,
+        Direction::Sparse => false,
+        Direction::Dense => true,
+        Direction::Auto => {
+            let work = u.len() + u.par_sum(|v| g.out_degree(v));
+            work > g.num_arcs() / opts.threshold.max(1)
         }
     }
 }
