@@ -1,7 +1,15 @@
 //! Direction-optimising breadth-first search (Beamer, Asanović & Patterson, "Direction-Optimizing
 //! Breadth-First Search", SC'12), written as a loop of [`edge_map`] steps as in Ligra (Shun &
 //! Blelloch, PPoPP'13): small frontiers push (top-down), large ones pull (bottom-up) with an
-//! early exit as soon as a vertex finds a parent. The switch is edge_map's `m / threshold` rule.
+//! early exit as soon as a vertex finds a parent.
+//!
+//! The switch is Beamer's (as in GAPBS), not edge_map's one-sided `m / 20` rule, because it
+//! has hysteresis: go bottom-up when the frontier's out-degree sum exceeds the arcs not yet
+//! scanned top-down divided by `alpha` (15); stay bottom-up while the frontier grows or holds
+//! more than `n / beta` (18) vertices, then take at least one top-down step. The difference is
+//! the level after the peak: on RMAT its frontier often holds 2-3·10⁵ low-degree vertices whose
+//! out-degree sum is below `m / 20`, so edge_map's rule would push their ~10⁶ arcs (11-16 ms at
+//! scale 20, 1 thread) where a pull only scans the few vertices still unvisited.
 //!
 //! On a directed graph BFS follows out-arcs; pulling needs the in-arcs, and without them every
 //! step pushes.
@@ -22,16 +30,21 @@ pub const UNREACHED: u32 = u32::MAX;
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
-    /// edge_map's switch: pull when the frontier's `|U| + Σ out-degree > m / threshold`.
-    pub threshold: usize,
-    /// Force push or pull (pull only where in-arcs exist), or choose per step.
+    /// Go bottom-up (pull) when the frontier's out-degree sum exceeds the arcs not yet scanned
+    /// top-down divided by `alpha` (Beamer's α; GAPBS's default 15).
+    pub alpha: usize,
+    /// Go back top-down when a bottom-up step's frontier is smaller than the one before and
+    /// holds at most `n / beta` vertices (Beamer's β; GAPBS's default 18).
+    pub beta: usize,
+    /// Force push or pull (pull only where in-arcs exist), or choose per step (`alpha`, `beta`).
     pub direction: Direction,
 }
 
 impl Default for Params {
     fn default() -> Self {
         Params {
-            threshold: 20,
+            alpha: 15,
+            beta: 18,
             direction: Direction::Auto,
         }
     }
@@ -137,7 +150,8 @@ impl<W> EdgeMapFn<W> for DepthStep<'_> {
 
 /// The direction-optimising level loop of [`run`] and [`depths`]: level `1, 2, …` is one
 /// [`edge_map`] of `step(level)` from the previous level's frontier, then `after(frontier)`,
-/// until a level is empty. Levels must stay below `limit` (the steps' encoding of a depth).
+/// until a level is empty; the direction of each step is chosen as the module docs say. Levels
+/// must stay below `limit` (the steps' encoding of a depth).
 fn levels<G: InGraph, S: EdgeMapFn<G::W>>(
     g: &G,
     source: Vertex,
@@ -146,16 +160,45 @@ fn levels<G: InGraph, S: EdgeMapFn<G::W>>(
     step: impl Fn(u32) -> S,
     after: impl Fn(&VertexSubset),
 ) {
-    let opts = EdgeMapOptions {
-        threshold: params.threshold,
-        direction: params.direction,
-        output: true,
-    };
-    let mut frontier = VertexSubset::from_vertex(g.num_vertices(), source);
+    let n = g.num_vertices();
+    let mut frontier = VertexSubset::from_vertex(n, source);
     let mut level = 0u32;
+    // Arcs not yet scanned by a push, whether the last step pulled, and its input's size.
+    let mut unexplored = g.num_arcs();
+    let mut pulled = false;
+    let mut before = 0usize;
     while !frontier.is_empty() {
         level += 1;
         assert!(level < limit, "BFS depth exceeds {}", limit - 1);
+        let direction = match params.direction {
+            Direction::Auto if g.has_in_edges() => {
+                let len = frontier.len();
+                let pull = if pulled {
+                    len >= before || len > n / params.beta.max(1)
+                } else {
+                    let scout = frontier.par_sum(|v| g.out_degree(v));
+                    let pull = scout > unexplored / params.alpha.max(1);
+                    if !pull {
+                        unexplored = unexplored.saturating_sub(scout);
+                    }
+                    pull
+                };
+                pulled = pull;
+                before = len;
+                if pull {
+                    Direction::Dense
+                } else {
+                    Direction::Sparse
+                }
+            }
+            // Forced, or push only (no in-arcs to pull).
+            other => other,
+        };
+        let opts = EdgeMapOptions {
+            threshold: 1,
+            direction,
+            output: true,
+        };
         frontier = edge_map(g, &frontier, &step(level), &opts);
         after(&frontier);
     }
@@ -410,6 +453,12 @@ mod tests {
             }
             let d2 = with_threads(2, || depths(&g, s, &Params::default()).unwrap());
             prop_assert_eq!(&d2, &out.depth);
+            // Any switching thresholds: pull from the first step on and never back (α = β =
+            // 1), pull only on huge frontiers, or never pull.
+            for (alpha, beta) in [(1, 1), (1, usize::MAX), (4, 2), (usize::MAX, 18)] {
+                let prm = Params { alpha, beta, ..Default::default() };
+                prop_assert_eq!(&run(&g, s, &prm).unwrap(), &out);
+            }
             if directed {
                 let g2 = csr_no_in(n, &arcs);
                 prop_assert_eq!(&run(&g2, s, &Params::default()).unwrap(), &out);
