@@ -13,7 +13,7 @@
 //! Determinism: the backward sweep sums each vertex's successors in adjacency order, and σ are
 //! integers added exactly (up to 2⁵³), so the result does not depend on the thread count.
 
-use crate::traverse::edge_map::{pull_each, pulls};
+use crate::traverse::edge_map::{pulls, visit_candidates};
 use crate::traverse::vertex_subset::popcount;
 use crate::traverse::{
     edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
@@ -94,16 +94,17 @@ impl<W> EdgeMapFn<W> for Count<'_> {
 /// is in the frontier (an unpredictable one that also discards the loads started past it);
 /// a vertex with a non-zero sum is reached, with that σ. Adding +0.0 keeps the bits of the
 /// sum over the frontier's in-neighbours, in adjacency order, as edge_map's pull computed it.
-/// The loop over the unreached vertices is edge_map's ([`pull_each`]).
+/// The loop over the unreached vertices is edge_map's ([`visit_candidates`]).
 fn pull_sigma<G: InGraph>(
     g: &G,
     fsig: &[AtomicU64],
     sigma: &[AtomicU64],
     level: &[AtomicU32],
 ) -> VertexSubset {
-    let bits = pull_each(
-        g,
+    let bits = visit_candidates(
+        g.num_vertices(),
         |d| level[d as usize].load(Relaxed) == UNSEEN,
+        |d| g.prefetch_in(d),
         |d| {
             let mut acc = 0.0;
             g.for_each_in(d, |s, _| {

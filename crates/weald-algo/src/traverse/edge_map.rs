@@ -86,8 +86,10 @@ const POOL_CAP: usize = 64;
 const MIN_GROUP: usize = 2048;
 /// Vertices of larger degree are traversed alone, in parallel over their arcs.
 const HEAVY: usize = 1 << 14;
-/// Bitmap words per dense task (at least).
+/// Bitmap words per dense task.
 const DENSE_WORDS: usize = 8;
+/// [`visit_candidates`] over at most this many words runs sequentially (1024 vertices).
+const SEQ_WORDS: usize = 16;
 
 /// Apply `f` to the arcs leaving `u` (see the module docs); returns the targets emitted.
 ///
@@ -217,9 +219,10 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
 ) -> VertexSubset {
     let n = g.num_vertices();
     let in_frontier = |s: Vertex| frontier[s as usize / 64] >> (s % 64) & 1 == 1;
-    let bits = pull_each(
-        g,
+    let bits = visit_candidates(
+        n,
         |d| f.cond(d),
+        |d| g.prefetch_in(d),
         |d| {
             let mut hit = false;
             // Only an update of `d` (by this thread: a pull owns its `d`) can change
@@ -242,23 +245,25 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
     }
 }
 
-/// The loop of a pull: `visit(d)` for every vertex `d` with `cond(d)`, in parallel over words of
-/// 64 ids; bit `d` of the result is set when `visit(d)` returned `true`. `visit(d)` may change
-/// `cond(d)` but no other vertex's.
+/// The loop of a pull: `visit(d)` for every vertex `d < n` with `cond(d)`, in parallel over
+/// words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
+/// is set when `visit(d)` returned `true`. `prefetch(d)` is called ahead of `visit(d)` (see
+/// below). `visit(d)` may change `cond(d)`; if it changes another vertex's, that vertex may be
+/// visited or skipped by a value of `cond` read before the change.
 ///
 /// `cond` is evaluated for a whole word at once, into a mask, without a branch per vertex, and
 /// the loop runs over the mask's set bits: which vertices still pull is unpredictable (on RMAT,
 /// after the first pull of a BFS, ~40 % of the ids are isolated and the rest visited), and a
 /// mispredicted branch per vertex was most of the cost of a late pull that finds little (a BFS
-/// on RMAT scale 20 went from 30 to 20 ms). While a word's candidates are visited, the in-arcs
-/// of the next word's are prefetched, one per candidate.
+/// on RMAT scale 20 went from 30 to 20 ms). While a word's candidates are visited, the next
+/// word's are prefetched, one per candidate.
 #[inline(always)]
-pub(crate) fn pull_each<G: InGraph>(
-    g: &G,
+pub(crate) fn visit_candidates(
+    n: usize,
     cond: impl Fn(Vertex) -> bool + Sync,
+    prefetch: impl Fn(Vertex) + Sync,
     visit: impl Fn(Vertex) -> bool + Sync,
 ) -> Vec<u64> {
-    let n = g.num_vertices();
     let words = n.div_ceil(64);
     // Eight ids at a time, so that the shifts are constants once the inner loop is unrolled.
     let candidates = |i: usize| -> u64 {
@@ -291,7 +296,7 @@ pub(crate) fn pull_each<G: InGraph>(
             let mut bits = 0u64;
             while todo != 0 {
                 if ahead != 0 {
-                    g.prefetch_in(base + 64 + ahead.trailing_zeros());
+                    prefetch(base + 64 + ahead.trailing_zeros());
                     ahead &= ahead - 1;
                 }
                 let b = todo.trailing_zeros();
@@ -299,16 +304,20 @@ pub(crate) fn pull_each<G: InGraph>(
                 bits |= (visit(base + b) as u64) << b;
             }
             while ahead != 0 {
-                g.prefetch_in(base + 64 + ahead.trailing_zeros());
+                prefetch(base + 64 + ahead.trailing_zeros());
                 ahead &= ahead - 1;
             }
             *slot = bits;
         }
     };
     let mut bits = vec![0u64; words];
-    bits.par_chunks_mut(DENSE_WORDS)
-        .enumerate()
-        .for_each(|(c, out)| task(c * DENSE_WORDS, out));
+    if words <= SEQ_WORDS {
+        task(0, &mut bits);
+    } else {
+        bits.par_chunks_mut(DENSE_WORDS)
+            .enumerate()
+            .for_each(|(c, out)| task(c * DENSE_WORDS, out));
+    }
     bits
 }
 
