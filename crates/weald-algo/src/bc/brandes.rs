@@ -13,10 +13,11 @@
 //! Determinism: the backward sweep sums each vertex's successors in adjacency order, and σ are
 //! integers added exactly (up to 2⁵³), so the result does not depend on the thread count.
 
-use crate::traverse::edge_map::{pulls, visit_candidates};
+use crate::traverse::edge_map::pulls;
 use crate::traverse::vertex_subset::popcount;
 use crate::traverse::{
-    edge_map, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
+    edge_map, vertex_map, visit_candidates, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset,
+    ARCS_AHEAD,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};

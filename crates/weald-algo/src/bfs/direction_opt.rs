@@ -195,9 +195,8 @@ fn levels<G: InGraph, S: EdgeMapFn<G::W>>(
             other => other,
         };
         let opts = EdgeMapOptions {
-            threshold: 1,
             direction,
-            output: true,
+            ..Default::default()
         };
         frontier = edge_map(g, &frontier, &step(level), &opts);
         after(&frontier);
@@ -453,8 +452,9 @@ mod tests {
             }
             let d2 = with_threads(2, || depths(&g, s, &Params::default()).unwrap());
             prop_assert_eq!(&d2, &out.depth);
-            // Any switching thresholds: pull from the first step on and never back (α = β =
-            // 1), pull only on huge frontiers, or never pull.
+            // Any switching thresholds: (1, 1) pulls only when a frontier's arcs exceed all
+            // the unexplored ones and goes back as soon as a frontier shrinks; (1, MAX) never
+            // goes back once pulling; (MAX, 18) pulls from the first frontier with an arc.
             for (alpha, beta) in [(1, 1), (1, usize::MAX), (4, 2), (usize::MAX, 18)] {
                 let prm = Params { alpha, beta, ..Default::default() };
                 prop_assert_eq!(&run(&g, s, &prm).unwrap(), &out);

@@ -16,7 +16,7 @@
 //! outside `c` also links its in-neighbours (GAPBS); on a directed graph without in-arcs nothing
 //! is skipped. The labels never depend on the thread count (only the work does).
 
-use crate::traverse::edge_map::visit_candidates;
+use crate::traverse::visit_candidates;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD_SHORT};

@@ -20,6 +20,7 @@
 //! `n` ids.
 
 use super::vertex_subset::{bits_to_sparse, popcount, sparse_to_bits, VertexSubset};
+use super::visit_candidates;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,10 +87,6 @@ const POOL_CAP: usize = 64;
 const MIN_GROUP: usize = 2048;
 /// Vertices of larger degree are traversed alone, in parallel over their arcs.
 const HEAVY: usize = 1 << 14;
-/// Bitmap words per dense task.
-const DENSE_WORDS: usize = 8;
-/// [`visit_candidates`] over at most this many words runs sequentially (1024 vertices).
-const SEQ_WORDS: usize = 16;
 
 /// Apply `f` to the arcs leaving `u` (see the module docs); returns the targets emitted.
 ///
@@ -243,82 +240,6 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
     } else {
         VertexSubset::empty(n)
     }
-}
-
-/// The loop of a pull: `visit(d)` for every vertex `d < n` with `cond(d)`, in parallel over
-/// words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
-/// is set when `visit(d)` returned `true`. `prefetch(d)` is called ahead of `visit(d)` (see
-/// below). `visit(d)` may change `cond(d)`; if it changes another vertex's, that vertex may be
-/// visited or skipped by a value of `cond` read before the change.
-///
-/// `cond` is evaluated for a whole word at once, into a mask, without a branch per vertex, and
-/// the loop runs over the mask's set bits: which vertices still pull is unpredictable (on RMAT,
-/// after the first pull of a BFS, ~40 % of the ids are isolated and the rest visited), and a
-/// mispredicted branch per vertex was most of the cost of a late pull that finds little (a BFS
-/// on RMAT scale 20 went from 30 to 20 ms). While a word's candidates are visited, the next
-/// word's are prefetched, one per candidate.
-#[inline(always)]
-pub(crate) fn visit_candidates(
-    n: usize,
-    cond: impl Fn(Vertex) -> bool + Sync,
-    prefetch: impl Fn(Vertex) + Sync,
-    visit: impl Fn(Vertex) -> bool + Sync,
-) -> Vec<u64> {
-    let words = n.div_ceil(64);
-    // Eight ids at a time, so that the shifts are constants once the inner loop is unrolled.
-    let candidates = |i: usize| -> u64 {
-        let lo = i * 64;
-        let hi = (n - lo).min(64);
-        let mut m = 0u64;
-        let mut b = 0;
-        while b + 8 <= hi {
-            let mut byte = 0u64;
-            for j in 0..8 {
-                byte |= (cond((lo + b + j) as Vertex) as u64) << j;
-            }
-            m |= byte << b;
-            b += 8;
-        }
-        for j in b..hi {
-            m |= (cond((lo + j) as Vertex) as u64) << j;
-        }
-        m
-    };
-    // One task: the words `first..` (as many as `out` holds), in order.
-    let task = |first: usize, out: &mut [u64]| {
-        let mut next = candidates(first);
-        for (k, slot) in out.iter_mut().enumerate() {
-            let i = first + k;
-            let base = (i * 64) as Vertex;
-            let mut todo = next;
-            next = if i + 1 < words { candidates(i + 1) } else { 0 };
-            let mut ahead = next;
-            let mut bits = 0u64;
-            while todo != 0 {
-                if ahead != 0 {
-                    prefetch(base + 64 + ahead.trailing_zeros());
-                    ahead &= ahead - 1;
-                }
-                let b = todo.trailing_zeros();
-                todo &= todo - 1;
-                bits |= (visit(base + b) as u64) << b;
-            }
-            while ahead != 0 {
-                prefetch(base + 64 + ahead.trailing_zeros());
-                ahead &= ahead - 1;
-            }
-            *slot = bits;
-        }
-    };
-    let mut bits = vec![0u64; words];
-    if words <= SEQ_WORDS {
-        task(0, &mut bits);
-    } else {
-        bits.par_chunks_mut(DENSE_WORDS)
-            .enumerate()
-            .for_each(|(c, out)| task(c * DENSE_WORDS, out));
-    }
-    bits
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -504,6 +425,7 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
 mod tests {
     use super::*;
     use crate::traverse::testutil::*;
+    use crate::traverse::DENSE_WORDS;
     use proptest::prelude::*;
     use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32};
 
