@@ -7,16 +7,20 @@
 //! rounds: the *roots* — undecided vertices all of whose earlier neighbours are decided out —
 //! join the set; their undecided neighbours drop out; each neighbour `x` of a dropped vertex that
 //! comes later in the order loses one pending predecessor, and becomes a root when none remain.
-//! Both steps are [`edge_map`]s. The set depends only on the seed, never on the thread count.
+//! Both steps are [`edge_map`]s, except that a dense release step is its own branch-free pull
+//! (`pull_release`). The set depends only on the seed, never on the thread count.
 //!
 //! Needs a symmetric graph; self loops are ignored.
 
+use crate::traverse::edge_map::pulls;
+use crate::traverse::vertex_subset::{popcount, sparse_to_bits};
 use crate::traverse::{
-    edge_map, vertex_filter_all, vertex_map, AsInGraph, EdgeMapFn, EdgeMapOptions,
+    edge_map, vertex_filter_all, vertex_map, visit_candidates, AsInGraph, EdgeMapFn,
+    EdgeMapOptions, VertexSubset,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
-use weald_graph::{Graph, Result, Vertex, WealdError, PREFETCH_AHEAD};
+use weald_graph::{Graph, InGraph, Result, Vertex, WealdError, PREFETCH_AHEAD};
 
 /// Parameters of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +76,13 @@ impl Order {
     fn before(self, a: Vertex, b: Vertex) -> bool {
         self.rank(a) < self.rank(b)
     }
+
+    /// [`before`](Self::before) as `0`/`1` without a branch, for `b` of rank `rb`.
+    #[inline(always)]
+    fn before_bit(self, a: Vertex, rb: (u64, Vertex)) -> u32 {
+        let ha = splitmix64(self.seed ^ a as u64);
+        (ha < rb.0) as u32 | ((ha == rb.0) as u32 & (a < rb.1) as u32)
+    }
 }
 
 /// Roots' undecided neighbours drop out.
@@ -119,6 +130,43 @@ impl<W> EdgeMapFn<W> for Release<'_> {
     }
 }
 
+/// The dense Release step: every undecided vertex counts, over all its in-arcs, those from
+/// dropped vertices earlier in the order, without a branch per arc (whether a neighbour was
+/// just dropped is unpredictable), and subtracts the count from its pending predecessors at
+/// once; it becomes a root when none remain. The same as edge_map's pull of [`Release`],
+/// which decremented once per such arc.
+fn pull_release<G: InGraph>(
+    g: &G,
+    dropped: &[u64],
+    state: &[AtomicU8],
+    pending: &[AtomicU32],
+    order: Order,
+) -> VertexSubset {
+    let bits = visit_candidates(
+        g.num_vertices(),
+        |d| state[d as usize].load(Relaxed) == UNDECIDED,
+        |d| g.prefetch_in(d),
+        |d| {
+            let rd = order.rank(d);
+            let mut k = 0u32;
+            g.for_each_in(d, |s, _| {
+                let hit = (dropped[s as usize / 64] >> (s % 64)) as u32 & 1;
+                k += hit & order.before_bit(s, rd);
+                true
+            });
+            if k == 0 {
+                return false;
+            }
+            let p = &pending[d as usize];
+            let left = p.load(Relaxed) - k;
+            p.store(left, Relaxed);
+            left == 0
+        },
+    );
+    let count = popcount(&bits);
+    VertexSubset::from_bits(g.num_vertices(), bits, count)
+}
+
 /// A maximal independent set; see the module docs. Errors: a directed graph.
 pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
     if g.is_directed() {
@@ -155,12 +203,23 @@ pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
     while !roots.is_empty() {
         vertex_map(&roots, |v| state[v as usize].store(IN, Relaxed));
         let removed = edge_map(&gi, &roots, &Remove { state: &state }, &opts);
-        let release = Release {
-            state: &state,
-            pending: &pending,
-            order,
+        roots = if pulls(&gi, &removed, &opts) {
+            match removed.dense_bits() {
+                Some(bits) => pull_release(&gi, bits, &state, &pending, order),
+                None => {
+                    let ids = removed.sparse_ids().expect("not dense, so sparse");
+                    let bits = sparse_to_bits(n, ids);
+                    pull_release(&gi, &bits, &state, &pending, order)
+                }
+            }
+        } else {
+            let release = Release {
+                state: &state,
+                pending: &pending,
+                order,
+            };
+            edge_map(&gi, &removed, &release, &opts)
         };
-        roots = edge_map(&gi, &removed, &release, &opts);
     }
     let in_set: Vec<bool> = state.par_iter().map(|s| s.load(Relaxed) == IN).collect();
     let size = in_set.par_iter().filter(|&&b| b).count();
