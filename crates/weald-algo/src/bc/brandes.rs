@@ -14,10 +14,8 @@
 //! integers added exactly (up to 2⁵³), so the result does not depend on the thread count.
 
 use crate::traverse::edge_map::pulls;
-use crate::traverse::vertex_subset::popcount;
 use crate::traverse::{
-    edge_map, vertex_map, visit_candidates, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset,
-    ARCS_AHEAD,
+    edge_map, pull_in, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -95,17 +93,16 @@ impl<W> EdgeMapFn<W> for Count<'_> {
 /// is in the frontier (an unpredictable one that also discards the loads started past it);
 /// a vertex with a non-zero sum is reached, with that σ. Adding +0.0 keeps the bits of the
 /// sum over the frontier's in-neighbours, in adjacency order, as edge_map's pull computed it.
-/// The loop over the unreached vertices is edge_map's ([`visit_candidates`]).
+/// The loop over the unreached vertices is edge_map's ([`pull_in`]).
 fn pull_sigma<G: InGraph>(
     g: &G,
     fsig: &[AtomicU64],
     sigma: &[AtomicU64],
     level: &[AtomicU32],
 ) -> VertexSubset {
-    let bits = visit_candidates(
-        g.num_vertices(),
+    pull_in(
+        g,
         |d| level[d as usize].load(Relaxed) == UNSEEN,
-        |d| g.prefetch_in(d),
         |d| {
             let mut acc = 0.0;
             g.for_each_in(d, |s, _| {
@@ -117,9 +114,7 @@ fn pull_sigma<G: InGraph>(
             }
             acc != 0.0
         },
-    );
-    let count = popcount(&bits);
-    VertexSubset::from_bits(g.num_vertices(), bits, count)
+    )
 }
 
 /// Dependencies of all vertices on `source`; see the module docs. Errors: `source` out of range.

@@ -13,10 +13,9 @@
 //! Needs a symmetric graph; self loops are ignored.
 
 use crate::traverse::edge_map::pulls;
-use crate::traverse::vertex_subset::{popcount, sparse_to_bits};
 use crate::traverse::{
-    edge_map, vertex_filter_all, vertex_map, visit_candidates, AsInGraph, EdgeMapFn,
-    EdgeMapOptions, VertexSubset,
+    edge_map, pull_in, vertex_filter_all, vertex_map, AsInGraph, EdgeMapFn, EdgeMapOptions,
+    VertexSubset,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
@@ -142,10 +141,9 @@ fn pull_release<G: InGraph>(
     pending: &[AtomicU32],
     order: Order,
 ) -> VertexSubset {
-    let bits = visit_candidates(
-        g.num_vertices(),
+    pull_in(
+        g,
         |d| state[d as usize].load(Relaxed) == UNDECIDED,
-        |d| g.prefetch_in(d),
         |d| {
             let rd = order.rank(d);
             let mut k = 0u32;
@@ -162,9 +160,7 @@ fn pull_release<G: InGraph>(
             p.store(left, Relaxed);
             left == 0
         },
-    );
-    let count = popcount(&bits);
-    VertexSubset::from_bits(g.num_vertices(), bits, count)
+    )
 }
 
 /// A maximal independent set; see the module docs. Errors: a directed graph.
@@ -204,14 +200,7 @@ pub fn run<G: Graph>(g: &G, params: &Params) -> Result<Output> {
         vertex_map(&roots, |v| state[v as usize].store(IN, Relaxed));
         let removed = edge_map(&gi, &roots, &Remove { state: &state }, &opts);
         roots = if pulls(&gi, &removed, &opts) {
-            match removed.dense_bits() {
-                Some(bits) => pull_release(&gi, bits, &state, &pending, order),
-                None => {
-                    let ids = removed.sparse_ids().expect("not dense, so sparse");
-                    let bits = sparse_to_bits(n, ids);
-                    pull_release(&gi, &bits, &state, &pending, order)
-                }
-            }
+            pull_release(&gi, &removed.bits(), &state, &pending, order)
         } else {
             let release = Release {
                 state: &state,

@@ -19,8 +19,8 @@
 //! traversed one at a time with [`Graph::par_for_each_out`] into one scratch buffer of at most
 //! `n` ids.
 
-use super::vertex_subset::{bits_to_sparse, popcount, sparse_to_bits, VertexSubset};
-use super::visit_candidates;
+use super::pull_in;
+use super::vertex_subset::VertexSubset;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -108,18 +108,9 @@ pub fn edge_map<G: InGraph, F: EdgeMapFn<G::W>>(
         return VertexSubset::empty(n);
     }
     if pulls(g, u, opts) {
-        match u.dense_bits() {
-            Some(bits) => dense_pull(g, bits, f, opts.output),
-            None => {
-                let bits = sparse_to_bits(n, u.sparse_ids().unwrap());
-                dense_pull(g, &bits, f, opts.output)
-            }
-        }
+        dense_pull(g, &u.bits(), f, opts.output)
     } else {
-        match u.sparse_ids() {
-            Some(ids) => sparse_push(g, ids, f, opts.output),
-            None => sparse_push(g, &bits_to_sparse(u.dense_bits().unwrap()), f, opts.output),
-        }
+        sparse_push(g, &u.ids(), f, opts.output)
     }
 }
 
@@ -214,12 +205,10 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
     f: &F,
     output: bool,
 ) -> VertexSubset {
-    let n = g.num_vertices();
     let in_frontier = |s: Vertex| frontier[s as usize / 64] >> (s % 64) & 1 == 1;
-    let bits = visit_candidates(
-        n,
+    let out = pull_in(
+        g,
         |d| f.cond(d),
-        |d| g.prefetch_in(d),
         |d| {
             let mut hit = false;
             // Only an update of `d` (by this thread: a pull owns its `d`) can change
@@ -235,10 +224,9 @@ fn dense_pull<G: InGraph, F: EdgeMapFn<G::W>>(
         },
     );
     if output {
-        let count = popcount(&bits);
-        VertexSubset::from_bits(n, bits, count)
+        out
     } else {
-        VertexSubset::empty(n)
+        VertexSubset::empty(g.num_vertices())
     }
 }
 

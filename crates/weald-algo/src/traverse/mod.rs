@@ -8,8 +8,8 @@
 //! * [`AsInGraph`]: lets an algorithm bounded by `Graph` use edge_map on symmetric graphs.
 //! * [`for_each_out_ahead`]: an adjacency scan that prefetches the state of neighbours ahead.
 //! * [`frontier_scatter`]: a step over a frontier's vertices whose outputs keep its order.
-//! * `visit_candidates`: a loop over the vertices that satisfy a condition, by masks (pulls,
-//!   Afforest's last pass).
+//! * `visit_candidates`, `pull_in`: a loop over the vertices that satisfy a condition, by
+//!   masks (pulls, Afforest's last pass).
 
 pub mod bucket;
 pub mod edge_map;
@@ -25,7 +25,7 @@ pub use vertex_subset::{vertex_filter, vertex_filter_all, vertex_map, VertexSubs
 
 use rayon::prelude::*;
 use weald_graph::parallel::concat;
-use weald_graph::{Graph, Vertex, PREFETCH_AHEAD};
+use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD};
 
 /// Arcs ahead of the current one whose neighbour [`for_each_out_ahead`] hands to `ahead`.
 pub const ARCS_AHEAD: usize = 16;
@@ -105,13 +105,27 @@ pub fn frontier_scatter<G: Graph>(
     }
 }
 
+/// The vertices `d` with `cond(d)` for which `visit(d)` returned `true`, as a dense subset:
+/// [`visit_candidates`] with the in-arcs of the candidates ahead prefetched. The loop of the
+/// pulls (edge_map's dense pull, Brandes' dense forward step, MIS's dense release step).
+#[inline(always)]
+pub(crate) fn pull_in<G: InGraph>(
+    g: &G,
+    cond: impl Fn(Vertex) -> bool + Sync,
+    visit: impl Fn(Vertex) -> bool + Sync,
+) -> VertexSubset {
+    let n = g.num_vertices();
+    let bits = visit_candidates(n, cond, |d| g.prefetch_in(d), visit);
+    let count = vertex_subset::popcount(&bits);
+    VertexSubset::from_bits(n, bits, count)
+}
+
 /// Bitmap words per task of [`visit_candidates`].
 pub(crate) const DENSE_WORDS: usize = 8;
 /// [`visit_candidates`] over at most this many words runs sequentially (1024 vertices).
 const SEQ_WORDS: usize = 16;
 
-/// The loop of a pull (edge_map's dense pull, Brandes' dense forward step, Afforest's last
-/// pass): `visit(d)` for every vertex `d < n` with `cond(d)`, in parallel over
+/// The loop of a pull ([`pull_in`]) and of Afforest's last pass: `visit(d)` for every vertex `d < n` with `cond(d)`, in parallel over
 /// words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
 /// is set when `visit(d)` returned `true`. `prefetch(d)` is called ahead of `visit(d)` (see
 /// below). `visit(d)` may change `cond(d)`; if it changes another vertex's, that vertex may be

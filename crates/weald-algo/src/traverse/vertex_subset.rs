@@ -5,6 +5,7 @@
 //! [`vertex_map`] and [`vertex_filter`] apply a function or a predicate to every member.
 
 use rayon::prelude::*;
+use std::borrow::Cow;
 use weald_graph::parallel::{concat, pack_index};
 use weald_graph::Vertex;
 
@@ -143,6 +144,22 @@ impl VertexSubset {
         match &self.repr {
             Repr::Sparse(_) => None,
             Repr::Dense { bits, .. } => Some(bits),
+        }
+    }
+
+    /// The bitmap, borrowed when stored dense, else built from the ids (O(n / 64 + len)).
+    pub(crate) fn bits(&self) -> Cow<'_, [u64]> {
+        match &self.repr {
+            Repr::Sparse(ids) => Cow::Owned(sparse_to_bits(self.n, ids)),
+            Repr::Dense { bits, .. } => Cow::Borrowed(bits),
+        }
+    }
+
+    /// The member ids in increasing order when stored dense, borrowed when stored sparse.
+    pub(crate) fn ids(&self) -> Cow<'_, [Vertex]> {
+        match &self.repr {
+            Repr::Sparse(ids) => Cow::Borrowed(ids),
+            Repr::Dense { bits, .. } => Cow::Owned(bits_to_sparse(bits)),
         }
     }
 
