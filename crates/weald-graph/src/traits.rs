@@ -45,6 +45,14 @@ pub trait Graph: Sync {
     #[inline(always)]
     fn prefetch_out(&self, _v: Vertex) {}
 
+    /// Hint: [`prefetch_out(v)`](Graph::prefetch_out) will be called soon. Starts loading the
+    /// per-vertex entry that call reads to find `v`'s adjacency (the CSR's offset, the flat
+    /// snapshot's tree handle). Over a frontier in random order that read misses the cache,
+    /// and the prefetch that needs its value holds up the loop until it arrives; a loop that
+    /// calls this some vertices before `prefetch_out` finds it loaded. Never changes a result.
+    #[inline(always)]
+    fn prefetch_out_index(&self, _v: Vertex) {}
+
     /// The sorted out-neighbours of `v` as a slice, when the backend stores them flat.
     /// Compressed backends return `None`; algorithms then fall back to [`Graph::for_each_out`].
     fn out_neighbors_slice(&self, _v: Vertex) -> Option<&[Vertex]> {

@@ -94,27 +94,21 @@ pub fn run<G: Graph>(g: &G, _params: &Params) -> Result<Output> {
         // counts the neighbour being peeled), so the decrement never borrows from QUEUED; a
         // peeled slot is never decremented (the round's peeled set is fixed before this
         // phase).
+        let ahead = |a: Vertex| prefetch_at(&deg, a as usize);
         let decrement = |v: Vertex, out: &mut Vec<Vertex>| {
-            for_each_neighbor(
-                g,
-                v,
-                |a| prefetch_at(&deg, a as usize),
-                |u| {
-                    let slot = &deg[u as usize];
-                    let cur = slot.load(Relaxed);
-                    if cur != PEELED {
-                        let old = slot.fetch_sub(1, Relaxed);
-                        if old & QUEUED == 0
-                            && old > k
-                            && slot.fetch_or(QUEUED, Relaxed) & QUEUED == 0
-                        {
-                            out.push(u);
-                        }
+            for_each_neighbor(g, v, ahead, |u| {
+                let slot = &deg[u as usize];
+                let cur = slot.load(Relaxed);
+                if cur != PEELED {
+                    let old = slot.fetch_sub(1, Relaxed);
+                    if old & QUEUED == 0 && old > k && slot.fetch_or(QUEUED, Relaxed) & QUEUED == 0
+                    {
+                        out.push(u);
                     }
-                },
-            );
+                }
+            });
         };
-        let touched = frontier_scatter(g, &peeled, 16, decrement);
+        let touched = frontier_scatter(g, &peeled, 16, ahead, decrement);
         let moves: Vec<(Vertex, BucketId)> = touched
             .par_iter()
             .with_min_len(4096)

@@ -97,6 +97,14 @@ fn distances_at_the_narrow_limit() {
             }
         }
     }
+    // One vertex: no path has an arc, but a self loop still gets relaxed, and the 32-bit sum
+    // of a code and a weight needs every weight below 2³¹ − 1.
+    assert!(!Narrow::fits::<i64>(i32::MAX as f64, 1));
+    assert!(Narrow::fits::<i64>((i32::MAX - 1) as f64, 1));
+    for w in [i32::MAX, i32::MAX - 1] {
+        let g = graph(true, 1, &[(0, 0, w)]);
+        assert_eq!(ds(&g, 0).dist, vec![0], "self loop of weight {w}");
+    }
 }
 
 /// ```text

@@ -157,6 +157,10 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
     fn prefetch_out(&self, v: Vertex) {
         self.0.prefetch_out(v)
     }
+    #[inline(always)]
+    fn prefetch_out_index(&self, v: Vertex) {
+        self.0.prefetch_out_index(v)
+    }
     fn par_for_each_out<F: Fn(Vertex, Self::W) + Sync + Send>(&self, v: Vertex, f: F) {
         self.0.par_for_each_out(v, f)
     }
@@ -292,8 +296,9 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         .into_par_iter()
         .with_min_len(1024)
         .map(|i| {
+            // This pass reads only the degrees (the index), and the adjacency comes later.
             if let Some(&a) = ids.get(i + ahead) {
-                g.prefetch_out(a);
+                g.prefetch_out_index(a);
             }
             let s = ids[i];
             let d = g.out_degree(s);

@@ -68,23 +68,51 @@ pub fn for_each_out_ahead<G: Graph>(
     }
 }
 
+/// Frontier positions ahead of the current vertex at which [`frontier_scatter`] hands the
+/// first [`ARCS_AHEAD`] neighbours of a vertex to `ahead`: after its adjacency was prefetched
+/// ([`PREFETCH_AHEAD`] positions ahead), before its scan.
+pub const HEAD_AHEAD: usize = 4;
+
+/// `ahead(a)` for the first [`ARCS_AHEAD`] neighbours `a` of `v`, when `g` exposes `v`'s
+/// neighbours as a slice: the arcs that [`for_each_out_ahead`]'s own look-ahead cannot cover.
+#[inline(always)]
+fn head_ahead<G: Graph>(g: &G, v: Vertex, ahead: &impl Fn(Vertex)) {
+    if let Some(s) = g.out_neighbors_slice(v) {
+        for &a in &s[..s.len().min(ARCS_AHEAD)] {
+            ahead(a);
+        }
+    }
+}
+
 /// Call `f(v, out)` on every vertex of `frontier` and return what the calls pushed to `out`:
 /// in parallel over runs of `grain` vertices (sequentially for fewer than 64), each run in
-/// order, prefetching the adjacency of the vertex [`PREFETCH_AHEAD`] ahead in its run (a
-/// frontier in random order is not a scan the hardware follows). The outputs keep the runs'
-/// order. For a frontier's scatter step whose per-vertex work is its arcs (delta-stepping's
+/// order. The outputs keep the runs' order. For a frontier's scatter step whose per-vertex
+/// work is a scan of its arcs with [`for_each_out_ahead`] and the same `ahead` (delta-stepping's
 /// relaxation, k-core's decrements).
+///
+/// A frontier in random order is not a scan the hardware follows, so each run prefetches the
+/// adjacency of the vertex [`PREFETCH_AHEAD`] ahead, and calls `ahead` on the first
+/// [`ARCS_AHEAD`] neighbours of the vertex [`HEAD_AHEAD`] ahead: for_each_out_ahead looks
+/// [`ARCS_AHEAD`] arcs ahead within one vertex, so without this the first arcs of every
+/// vertex (all of a low-degree vertex's) would wait for their neighbour's state.
 pub fn frontier_scatter<G: Graph>(
     g: &G,
     frontier: &[Vertex],
     grain: usize,
+    ahead: impl Fn(Vertex) + Sync,
     f: impl Fn(Vertex, &mut Vec<Vertex>) + Sync,
 ) -> Vec<Vertex> {
     let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
         let k = PREFETCH_AHEAD as usize;
         for (i, &v) in part.iter().enumerate() {
+            if let Some(&a) = part.get(i + 2 * k) {
+                g.prefetch_out_index(a);
+            }
             if let Some(&a) = part.get(i + k) {
                 g.prefetch_out(a);
+            }
+            if let Some(&a) = part.get(i + HEAD_AHEAD) {
+                head_ahead(g, a, &ahead);
             }
             f(v, out);
         }
@@ -237,12 +265,18 @@ mod tests {
             let frontier: Vec<Vertex> = (0..len as Vertex).rev().collect();
             for threads in [1, 2] {
                 let out = with_threads(threads, || {
-                    frontier_scatter(&g, &frontier, 7, |v, out| {
-                        if v % 3 == 0 {
-                            out.push(v);
-                            out.push(v + 1);
-                        }
-                    })
+                    frontier_scatter(
+                        &g,
+                        &frontier,
+                        7,
+                        |_| {},
+                        |v, out| {
+                            if v % 3 == 0 {
+                                out.push(v);
+                                out.push(v + 1);
+                            }
+                        },
+                    )
                 });
                 let want: Vec<Vertex> = frontier
                     .iter()

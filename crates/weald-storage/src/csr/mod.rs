@@ -381,6 +381,11 @@ impl<W: Weight> Graph for Csr<W> {
         self.out.prefetch(v);
     }
 
+    #[inline(always)]
+    fn prefetch_out_index(&self, v: Vertex) {
+        crate::prefetch_at(&self.out.offsets, v as usize);
+    }
+
     fn par_for_each_out<F: Fn(Vertex, W) + Sync + Send>(&self, v: Vertex, f: F) {
         let r = self.out.range(v);
         if r.len() < 4096 {

@@ -160,6 +160,11 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         }
     }
 
+    #[inline(always)]
+    fn prefetch_out_index(&self, v: Vertex) {
+        weald_graph::prefetch_at(&self.out, v as usize);
+    }
+
     #[inline]
     fn for_each_out<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.out_tree(v).is_none_or(|t| t.for_each(v, f))
