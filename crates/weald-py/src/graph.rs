@@ -1,4 +1,4 @@
-//! `weald.Graph`, the loaders and generators, and [`with_target!`], the one place where the
+//! `weald.Graph`, the loaders and generators, and `with_target!`, the one place where the
 //! Python layer erases graph types (static graphs via the facade's `with_graph!`, C-tree
 //! snapshots via their flat view).
 

@@ -69,7 +69,7 @@ where
     compute_sized(py, usize::MAX, f)
 }
 
-/// [`compute`] for a call on a graph of `work` vertices + arcs. Below [`INLINE_WORK`] it runs
+/// [`compute`] for a call on a graph of `work` vertices + arcs. Below `INLINE_WORK` it runs
 /// on the calling thread: handing a call to the pool and back costs two thread wake-ups (tens
 /// of microseconds on a virtual machine), more than a small graph's whole computation.
 pub fn compute_sized<T, F>(py: Python<'_>, work: usize, f: F) -> PyResult<T>

@@ -101,6 +101,8 @@ impl AnySnap {
 ///     ...     v = st.insert_edges(np.array([0]), np.array([4000]))
 ///     ...     with st.snapshot() as s:
 ///     ...         weald.bfs(s, 0)
+// The doc comment is the Python docstring: `np.array([0])` in its example is not a link.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[pyclass(frozen, module = "weald")]
 pub struct Store {
     /// `None` once closed. The mutex is only held to clone or take the `Arc` — never across a

@@ -1,5 +1,5 @@
 //! Direction-optimising breadth-first search (Beamer, Asanović & Patterson, "Direction-Optimizing
-//! Breadth-First Search", SC'12), written as a loop of [`edge_map`] steps as in Ligra (Shun &
+//! Breadth-First Search", SC'12), written as a loop of [`edge_map`](fn@crate::traverse::edge_map) steps as in Ligra (Shun &
 //! Blelloch, PPoPP'13): small frontiers push (top-down), large ones pull (bottom-up) with an
 //! early exit as soon as a vertex finds a parent.
 //!

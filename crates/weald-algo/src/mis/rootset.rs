@@ -7,7 +7,7 @@
 //! rounds: the *roots* — undecided vertices all of whose earlier neighbours are decided out —
 //! join the set; their undecided neighbours drop out; each neighbour `x` of a dropped vertex that
 //! comes later in the order loses one pending predecessor, and becomes a root when none remain.
-//! Both steps are [`edge_map`]s, except that a dense release step is its own branch-free pull
+//! Both steps are [`edge_map`](fn@crate::traverse::edge_map)s, except that a dense release step is its own branch-free pull
 //! (`pull_release`). The set depends only on the seed, never on the thread count.
 //!
 //! Needs a symmetric graph; self loops are ignored.

@@ -12,10 +12,10 @@
 //!
 //! A run's time is its random reads of tentative distances, so the relaxation touches nothing
 //! else per arc: a compare-and-swap on the neighbour's slot that lowers its distance and queues
-//! it in one step ([`super::Narrow`]: 4 bytes, a 31-bit distance and the queued mark, when
+//! it in one step (`Narrow` slots: 4 bytes, a 31-bit distance and the queued mark, when
 //! integer weights give `(n − 1) · max weight < 2³¹ − 2`; GAPBS's distances are 4-byte as
 //! well), else an atomic min on an 8-byte slot and a one-byte mark when the distance
-//! decreased ([`super::Wide`]). Parents
+//! decreased (`Wide` slots). Parents
 //! are found afterwards in one pass over the arcs ([`super::shortest_path_parents`]: the
 //! smallest tight predecessor at a smaller distance), so they do not depend on the schedule.
 //!

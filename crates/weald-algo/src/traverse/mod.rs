@@ -1,7 +1,7 @@
 //! # The traversal layer (Ligra / GBBS style)
 //!
 //! * [`VertexSubset`]: a frontier, sparse (ids) or dense (bitmap), converted on demand.
-//! * [`edge_map`]: one traversal step over the arcs leaving a subset, with the three-method
+//! * [`edge_map`](fn@crate::traverse::edge_map): one traversal step over the arcs leaving a subset, with the three-method
 //!   [`EdgeMapFn`] contract (`cond`, `update`, `update_atomic`), sparse push, dense pull and
 //!   direction optimisation ([`EdgeMapOptions`]).
 //! * [`vertex_map`], [`vertex_filter`], [`vertex_filter_all`]: per-vertex steps.
