@@ -255,6 +255,40 @@ mod tests {
         assert!(seen.borrow().is_empty());
     }
 
+    /// `frontier_scatter` hands `ahead` the first ARCS_AHEAD neighbours of every frontier
+    /// vertex from position HEAD_AHEAD on, in frontier order (a short frontier: one run), and
+    /// each vertex's own scan still sees all its arcs. Vertex `v < 10` has 20 out-arcs, to
+    /// `100 + 20 v ..= 100 + 20 v + 19`.
+    #[test]
+    fn frontier_scatter_hands_ahead_the_heads_of_the_vertices_ahead() {
+        let arcs: Vec<(Vertex, Vertex)> = (0..10)
+            .flat_map(|v| (0..20).map(move |j| (v, 100 + 20 * v + j)))
+            .collect();
+        let g = csr(300, &arcs, true);
+        let frontier: Vec<Vertex> = vec![3, 1, 4, 0, 9, 2, 6, 5, 8, 7];
+        let seen = std::sync::Mutex::new(Vec::new());
+        let out = frontier_scatter(
+            &g,
+            &frontier,
+            64,
+            |a| seen.lock().unwrap().push(a),
+            |v, out| {
+                let mut k = 0;
+                g.for_each_out(v, |_, _| {
+                    k += 1;
+                    true
+                });
+                out.push(k);
+            },
+        );
+        assert_eq!(out, vec![20; frontier.len()]);
+        let want: Vec<Vertex> = frontier[HEAD_AHEAD..]
+            .iter()
+            .flat_map(|&v| (0..ARCS_AHEAD as Vertex).map(move |j| 100 + 20 * v + j))
+            .collect();
+        assert_eq!(seen.into_inner().unwrap(), want);
+    }
+
     /// Every frontier vertex is handed to `f` once and the outputs come back in frontier
     /// order, for a short (sequential) and a long (parallel) frontier, at 1 and 2 threads.
     #[test]
