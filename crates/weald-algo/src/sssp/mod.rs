@@ -273,8 +273,8 @@ impl Slots for Narrow {
 ///
 /// The time goes to the random reads of the neighbours' slots: the slot of the neighbour
 /// [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
-/// ([`for_each_out_ahead`]), and so is the adjacency of the frontier vertex
-/// [`PREFETCH_AHEAD`](weald_graph::PREFETCH_AHEAD) ahead ([`frontier_scatter`]).
+/// ([`for_each_out_ahead`]), and [`frontier_scatter`] prefetches, for the frontier vertices
+/// ahead, their index entry, their adjacency and the slots of their first neighbours.
 pub(crate) fn relax_frontier<G: Graph, S: Slots + ?Sized>(
     g: &G,
     frontier: &[Vertex],
