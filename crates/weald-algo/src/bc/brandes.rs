@@ -1,8 +1,8 @@
 //! Single-source betweenness dependencies by Brandes's algorithm (U. Brandes, "A faster
 //! algorithm for betweenness centrality", J. Math. Sociol. 2001), in the parallel form of Ligra
 //! and GBBS: a forward BFS counts shortest paths σ level by level (sparse steps push with
-//! [`edge_map`](fn@crate::traverse::edge_map), dense steps pull sums of the frontier's σ: `pull_sigma`), then a backward
-//! sweep over the stored levels accumulates
+//! [`edge_map`](fn@crate::traverse::edge_map), dense steps pull sums of the frontier's σ:
+//! `pull_sigma`), then a backward sweep over the stored levels accumulates
 //! `δ(v) = Σ_{w : v→w, depth(w) = depth(v) + 1} σ(v) / σ(w) · (1 + δ(w))`.
 //!
 //! Hop counts only (edge weights are ignored). On a directed graph paths follow out-arcs; on a

@@ -1,7 +1,8 @@
 //! Direction-optimising breadth-first search (Beamer, Asanović & Patterson, "Direction-Optimizing
-//! Breadth-First Search", SC'12), written as a loop of [`edge_map`](fn@crate::traverse::edge_map) steps as in Ligra (Shun &
-//! Blelloch, PPoPP'13): small frontiers push (top-down), large ones pull (bottom-up) with an
-//! early exit as soon as a vertex finds a parent.
+//! Breadth-First Search", SC'12), written as a loop of
+//! [`edge_map`](fn@crate::traverse::edge_map) steps as in Ligra (Shun & Blelloch, PPoPP'13):
+//! small frontiers push (top-down), large ones pull (bottom-up) with an early exit as soon as a
+//! vertex finds a parent.
 //!
 //! The switch is Beamer's (as in GAPBS), not edge_map's one-sided `m / 20` rule, because it
 //! has hysteresis: go bottom-up when the frontier's out-degree sum exceeds the arcs not yet

@@ -7,8 +7,9 @@
 //! rounds: the *roots* — undecided vertices all of whose earlier neighbours are decided out —
 //! join the set; their undecided neighbours drop out; each neighbour `x` of a dropped vertex that
 //! comes later in the order loses one pending predecessor, and becomes a root when none remain.
-//! Both steps are [`edge_map`](fn@crate::traverse::edge_map)s, except that a dense release step is its own branch-free pull
-//! (`pull_release`). The set depends only on the seed, never on the thread count.
+//! Both steps are [`edge_map`](fn@crate::traverse::edge_map)s, except that a dense release
+//! step is its own branch-free pull (`pull_release`). The set depends only on the seed, never
+//! on the thread count.
 //!
 //! Needs a symmetric graph; self loops are ignored.
 
@@ -79,8 +80,8 @@ impl Order {
     /// [`before`](Self::before) as `0`/`1` without a branch, for `b` of rank `rb`.
     #[inline(always)]
     fn before_bit(self, a: Vertex, rb: (u64, Vertex)) -> u32 {
-        let ha = splitmix64(self.seed ^ a as u64);
-        (ha < rb.0) as u32 | ((ha == rb.0) as u32 & (a < rb.1) as u32)
+        let ra = self.rank(a);
+        (ra.0 < rb.0) as u32 | ((ra.0 == rb.0) as u32 & (ra.1 < rb.1) as u32)
     }
 }
 

@@ -296,7 +296,8 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         .into_par_iter()
         .with_min_len(1024)
         .map(|i| {
-            // This pass reads only the degrees (the index), and the adjacency comes later.
+            // This pass reads only the degrees (on the CSR, the index); the adjacency comes
+            // later, in the groups' own loop, which prefetches it.
             if let Some(&a) = ids.get(i + ahead) {
                 g.prefetch_out_index(a);
             }

@@ -1,9 +1,10 @@
 //! # The traversal layer (Ligra / GBBS style)
 //!
 //! * [`VertexSubset`]: a frontier, sparse (ids) or dense (bitmap), converted on demand.
-//! * [`edge_map`](fn@crate::traverse::edge_map): one traversal step over the arcs leaving a subset, with the three-method
-//!   [`EdgeMapFn`] contract (`cond`, `update`, `update_atomic`), sparse push, dense pull and
-//!   direction optimisation ([`EdgeMapOptions`]).
+//! * [`edge_map`](fn@crate::traverse::edge_map): one traversal step over the arcs leaving a
+//!   subset, with the three-method [`EdgeMapFn`] contract (`cond`, `update`,
+//!   `update_atomic`), sparse push, dense pull and direction optimisation
+//!   ([`EdgeMapOptions`]).
 //! * [`vertex_map`], [`vertex_filter`], [`vertex_filter_all`]: per-vertex steps.
 //! * [`AsInGraph`]: lets an algorithm bounded by `Graph` use edge_map on symmetric graphs.
 //! * [`for_each_out_ahead`]: an adjacency scan that prefetches the state of neighbours ahead.
@@ -153,8 +154,8 @@ pub(crate) const DENSE_WORDS: usize = 8;
 /// [`visit_candidates`] over at most this many words runs sequentially (1024 vertices).
 const SEQ_WORDS: usize = 16;
 
-/// The loop of a pull ([`pull_in`]) and of Afforest's last pass: `visit(d)` for every vertex `d < n` with `cond(d)`, in parallel over
-/// words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
+/// The loop of a pull ([`pull_in`]) and of Afforest's last pass: `visit(d)` for every vertex
+/// `d < n` with `cond(d)`, in parallel over words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
 /// is set when `visit(d)` returned `true`. `prefetch(d)` is called ahead of `visit(d)` (see
 /// below). `visit(d)` may change `cond(d)`; if it changes another vertex's, that vertex may be
 /// visited or skipped by a value of `cond` read before the change.

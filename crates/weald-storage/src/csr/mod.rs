@@ -1,8 +1,9 @@
 //! The static CSR backend: `offsets[v]..offsets[v+1]` indexes the sorted neighbours of `v` in
 //! `targets` (and their weights in `weights`). Directed graphs may also store in-arcs.
 //!
-//! Built in parallel from an [`EdgeList`](weald_graph::EdgeList) by [`Csr::build`]: optional relabelling of sparse ids,
-//! symmetrisation, self-loop removal, and merging of duplicate arcs by a [`Combine`](weald_graph::batch::Combine) rule.
+//! Built in parallel from an [`EdgeList`](weald_graph::EdgeList) by [`Csr::build`]: optional
+//! relabelling of sparse ids, symmetrisation, self-loop removal, and merging of duplicate arcs
+//! by a [`Combine`](weald_graph::batch::Combine) rule.
 
 mod build;
 
