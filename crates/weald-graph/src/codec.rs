@@ -258,21 +258,33 @@ impl<'a> BitWriter<'a> {
     }
 }
 
-/// The `width` bits (`<= 32`) of `bytes` starting at bit `bit` (an 8-byte load, or a padded
-/// copy near the end of the slice).
+/// The `width` bits (`<= 32`) of `bytes` starting at bit `bit`: one value of a packed run,
+/// read out of order. An 8-byte load from the value's byte, or near the end of the slice from
+/// its last 8 bytes (which hold all of the value's bits); a padded copy only for a slice
+/// shorter than 8 bytes.
 #[inline(always)]
-fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u32 {
+pub fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u32 {
     let at = bit >> 3;
-    let word = if at + 8 <= bytes.len() {
+    let mask = (1u64 << width) - 1;
+    if at + 8 <= bytes.len() {
         // SAFETY: at + 8 <= len.
-        u64::from_le(unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(at) as *const u64) })
-    } else {
-        let mut buf = [0u8; 8];
-        let stop = bytes.len().min(at + 8);
-        buf[..stop - at].copy_from_slice(&bytes[at..stop]);
-        u64::from_le_bytes(buf)
-    };
-    ((word >> (bit & 7)) & ((1u64 << width) - 1)) as u32
+        let word =
+            u64::from_le(unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(at) as *const u64) });
+        return ((word >> (bit & 7)) & mask) as u32;
+    }
+    if bytes.len() >= 8 {
+        let last = bytes.len() - 8;
+        // SAFETY: last + 8 == len. The value ends within the slice, so it sits at bits
+        // `bit - 8 * last ..` of this word, below bit 64.
+        let word = u64::from_le(unsafe {
+            std::ptr::read_unaligned(bytes.as_ptr().add(last) as *const u64)
+        });
+        return ((word >> (bit - last * 8)) & mask) as u32;
+    }
+    let mut buf = [0u8; 8];
+    let stop = bytes.len().min(at + 8);
+    buf[..stop - at].copy_from_slice(&bytes[at..stop]);
+    ((u64::from_le_bytes(buf) >> (bit & 7)) & mask) as u32
 }
 
 /// Append `vals`, each below `2^width` (`1 <= width <= 32`), packed at `width` bits each:
@@ -412,7 +424,12 @@ mod tests {
                 true
             });
             prop_assert!(all);
-            prop_assert_eq!(got, vals);
+            prop_assert_eq!(&got, &vals);
+            // Each value read alone, out of order (from its own 8 bytes, from the slice's
+            // last 8, or from a padded copy of a slice shorter than 8 bytes).
+            for (i, &v) in vals.iter().enumerate().rev() {
+                prop_assert_eq!(read_bits(&b, i * width as usize, width), v);
+            }
         }
     }
 

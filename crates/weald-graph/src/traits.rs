@@ -36,6 +36,49 @@ pub trait Graph: Sync {
         });
     }
 
+    /// Call `f(u, w)` for every out-neighbour of `v` in increasing order (every arc: `f`
+    /// cannot stop the scan), and `ahead(a)` on neighbours before `f` gets them: as `f` gets
+    /// the arc at position `i`, `ahead` gets the neighbour at position `i + dist`. A backend
+    /// may also hand it the first `dist` neighbours before the scan starts (the C-tree does;
+    /// the CSR leaves them to its callers, see `weald_algo::traverse::frontier_scatter`).
+    ///
+    /// For loops whose time is a random read of per-neighbour state followed by a branch on it
+    /// (relaxing a distance, "is `u` unvisited?"): a mispredicted branch discards the loads
+    /// the CPU had started past it, while a prefetch issued earlier keeps loading, so `ahead`
+    /// prefetches that state. The default reads the neighbours `dist` ahead from
+    /// [`out_neighbors_slice`](Graph::out_neighbors_slice), and is the plain scan for a
+    /// backend without slices; a compressed backend decodes a second cursor `dist` ahead.
+    #[inline]
+    fn for_each_out_ahead<A: Fn(Vertex), F: FnMut(Vertex, Self::W)>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        mut f: F,
+    ) {
+        // Two loops, so that a backend without slices runs the plain scan.
+        match self.out_neighbors_slice(v).filter(|s| s.len() > dist) {
+            Some(s) => {
+                let next = &s[dist..];
+                let mut i = 0;
+                self.for_each_out(v, |u, w| {
+                    if let Some(&a) = next.get(i) {
+                        ahead(a);
+                    }
+                    i += 1;
+                    f(u, w);
+                    true
+                });
+            }
+            None => {
+                self.for_each_out(v, |u, w| {
+                    f(u, w);
+                    true
+                });
+            }
+        }
+    }
+
     /// Hint: `v`'s out-neighbours (or its degree) will be read soon. A loop over a run of
     /// vertices calls it a few vertices ahead of the one it works on, so that backends whose
     /// adjacency sits behind pointers (the C-tree's chunks) start the cache misses of several

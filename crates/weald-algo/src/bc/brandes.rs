@@ -210,11 +210,14 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
                             acc += f64::from_bits(contrib[w as usize].load(Relaxed));
                         }
                     }
+                    // Compressed adjacency: the backend's own look-ahead (a second cursor).
                     None => {
-                        g.for_each_out(v, |w, _| {
-                            acc += f64::from_bits(contrib[w as usize].load(Relaxed));
-                            true
-                        });
+                        g.for_each_out_ahead(
+                            v,
+                            ARCS_AHEAD,
+                            |a| weald_graph::prefetch_at(&contrib, a as usize),
+                            |w, _| acc += f64::from_bits(contrib[w as usize].load(Relaxed)),
+                        );
                     }
                 }
                 let sv = sigma[v as usize];

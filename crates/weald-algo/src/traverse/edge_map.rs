@@ -164,6 +164,17 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
     fn par_for_each_out<F: Fn(Vertex, Self::W) + Sync + Send>(&self, v: Vertex, f: F) {
         self.0.par_for_each_out(v, f)
     }
+    #[inline]
+    fn for_each_out_ahead<A: Fn(Vertex), F: FnMut(Vertex, Self::W)>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        f: F,
+    ) {
+        self.0.for_each_out_ahead(v, dist, ahead, f)
+    }
+
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         self.0.out_neighbors_slice(v)
     }

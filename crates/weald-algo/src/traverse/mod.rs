@@ -31,9 +31,9 @@ use weald_graph::{Graph, InGraph, Vertex, PREFETCH_AHEAD};
 /// Arcs ahead of the current one whose neighbour [`for_each_out_ahead`] hands to `ahead`.
 pub const ARCS_AHEAD: usize = 16;
 
-/// `g.for_each_out(v, f)` (every arc; `f` cannot stop the scan) that also calls `ahead(a)` for
-/// the neighbour `a` [`ARCS_AHEAD`] arcs ahead of the current one, when `g` exposes `v`'s
-/// neighbours as a slice (the CSR); elsewhere it is the plain scan.
+/// [`Graph::for_each_out_ahead`] at [`ARCS_AHEAD`]: `g.for_each_out(v, f)` over every arc
+/// that also hands `ahead` the neighbour [`ARCS_AHEAD`] arcs ahead of the current one (on the
+/// CSR from its slice, on the C-tree from a second decoding cursor).
 ///
 /// For loops whose time is a random read of per-neighbour state followed by a branch on it
 /// (relaxing a distance, "is `w` on the next level?"): a mispredicted branch discards the
@@ -44,29 +44,9 @@ pub fn for_each_out_ahead<G: Graph>(
     g: &G,
     v: Vertex,
     ahead: impl Fn(Vertex),
-    mut f: impl FnMut(Vertex, G::W),
+    f: impl FnMut(Vertex, G::W),
 ) {
-    // Two loops, so that a graph without slices (the C-tree's decoder) runs the plain scan.
-    match g.out_neighbors_slice(v).filter(|s| s.len() > ARCS_AHEAD) {
-        Some(s) => {
-            let next = &s[ARCS_AHEAD..];
-            let mut i = 0;
-            g.for_each_out(v, |u, w| {
-                if let Some(&a) = next.get(i) {
-                    ahead(a);
-                }
-                i += 1;
-                f(u, w);
-                true
-            });
-        }
-        None => {
-            g.for_each_out(v, |u, w| {
-                f(u, w);
-                true
-            });
-        }
-    }
+    g.for_each_out_ahead(v, ARCS_AHEAD, ahead, f)
 }
 
 /// Frontier positions ahead of the current vertex at which [`frontier_scatter`] hands the

@@ -27,8 +27,8 @@
 
 use weald_graph::batch::Combine;
 use weald_graph::codec::{
-    bit_width, get_varint_fast, pack_bits, packed_len, put_varint, unpack_bits_at, unzigzag,
-    zigzag, BitWriter,
+    bit_width, get_varint_fast, pack_bits, packed_len, put_varint, read_bits, unpack_bits_at,
+    unzigzag, zigzag, BitWriter,
 };
 use weald_graph::{Vertex, Weight};
 
@@ -209,6 +209,60 @@ impl Chunk {
                     x += g;
                     f(x, W::default())
                 })
+        }
+    }
+
+    /// Call `f(x, w)` on every element in order, and `ahead(y)` on elements before `f` gets
+    /// them: first on the first `dist` elements at once, then, as `f` gets element `i`, on
+    /// element `i + dist`. A second cursor decodes the gaps `dist` positions ahead (one
+    /// out-of-order read of a packed gap each), so `ahead` can prefetch per-element state
+    /// that `f` will read (see `Graph::for_each_out_ahead`). `dist` is at least 1.
+    #[inline]
+    pub fn for_each_ahead<W: Weight>(
+        &self,
+        base: Vertex,
+        dist: usize,
+        ahead: &impl Fn(Vertex),
+        mut f: impl FnMut(Vertex, W),
+    ) {
+        let b = self.raw();
+        if b.is_empty() {
+            return;
+        }
+        let h = Head::read(b, base);
+        let w = h.width as usize;
+        // The lead cursor: the element it reached is `y`; its next gap starts at bit `lbit`.
+        let first = dist.clamp(1, h.count);
+        let (mut y, mut lbit) = (h.first, h.gap_bit(0));
+        ahead(y);
+        for _ in 1..first {
+            y += read_bits(b, lbit, h.width);
+            lbit += w;
+            ahead(y);
+        }
+        let mut left = h.count - first;
+        // The main cursor: element `i` at `x`; the next gap at bit `mbit`. (One loop with
+        // both cursors: closures for either measured out of line.)
+        let (mut x, mut mbit) = (h.first, h.gap_bit(0));
+        let wb = W::BYTES;
+        let mut wp = b.len() - h.count * wb;
+        for i in 0..h.count {
+            if i > 0 {
+                x += read_bits(b, mbit, h.width);
+                mbit += w;
+            }
+            if left > 0 {
+                y += read_bits(b, lbit, h.width);
+                lbit += w;
+                left -= 1;
+                ahead(y);
+            }
+            if W::WEIGHTED {
+                f(x, W::read_le(&b[wp..wp + wb]));
+                wp += wb;
+            } else {
+                f(x, W::default());
+            }
         }
     }
 
@@ -800,6 +854,43 @@ mod tests {
             });
             prop_assert_eq!(all, stop >= xs.len());
             prop_assert_eq!(seen, xs.len().min(stop + 1));
+        }
+
+        /// `for_each_ahead` hands `f` every element with its weight, in order, and `ahead`
+        /// every element in order too: the first `dist` before `f` gets the first, then
+        /// element `i + dist` as `f` gets element `i`.
+        #[test]
+        fn for_each_ahead_runs_dist_ahead(
+            base in any::<u32>(),
+            xs in proptest::collection::vec(any::<u32>(), 1..100),
+            shift in 0u32..32,
+            dist in 1usize..24,
+        ) {
+            let xs = sorted_set(xs.into_iter().map(|x| x >> shift).collect());
+            let w: Vec<(Vertex, i32)> = xs.iter().map(|&x| (x, x as i32 ^ 0x5555)).collect();
+            let p: Vec<(Vertex, ())> = xs.iter().map(|&x| (x, ())).collect();
+            let n = xs.len();
+            // Weighted.
+            let seen = std::cell::RefCell::new(Vec::new());
+            let (mut got, mut lags) = (Vec::new(), Vec::new());
+            Chunk::encode(base, &w).for_each_ahead::<i32>(base, dist, &|y| seen.borrow_mut().push(y), |x, wt| {
+                lags.push(seen.borrow().len());
+                got.push((x, wt));
+            });
+            prop_assert_eq!(&got, &w);
+            prop_assert_eq!(&*seen.borrow(), &xs);
+            let want: Vec<usize> = (0..n).map(|i| (i + dist + 1).min(n)).collect();
+            prop_assert_eq!(&lags, &want);
+            // Unweighted.
+            seen.borrow_mut().clear();
+            let (mut got, mut lags) = (Vec::new(), Vec::new());
+            Chunk::encode(base, &p).for_each_ahead::<()>(base, dist, &|y| seen.borrow_mut().push(y), |x, _| {
+                lags.push(seen.borrow().len());
+                got.push(x);
+            });
+            prop_assert_eq!(&got, &xs);
+            prop_assert_eq!(&*seen.borrow(), &xs);
+            prop_assert_eq!(&lags, &want);
         }
     }
 

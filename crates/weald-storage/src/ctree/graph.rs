@@ -824,6 +824,19 @@ impl<W: Weight> Graph for CTreeGraph<W> {
         self.out_tree(v).is_none_or(|t| t.for_each(v, f))
     }
 
+    #[inline]
+    fn for_each_out_ahead<A: Fn(Vertex), F: FnMut(Vertex, W)>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        f: F,
+    ) {
+        if let Some(t) = self.out_tree(v) {
+            t.for_each_ahead(v, dist, &ahead, f);
+        }
+    }
+
     fn par_for_each_out<F: Fn(Vertex, W) + Sync + Send>(&self, v: Vertex, f: F) {
         if let Some(t) = self.out_tree(v) {
             t.par_for_each(v, &f);

@@ -258,6 +258,26 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
             true
         });
         assert_eq!(deg, g.out_degree(u));
+        // The look-ahead scan: the same arcs in the same order; `ahead` gets neighbours only,
+        // in increasing order (each chunk's elements: all but the heads of later chunks).
+        let (mut got, ahead) = (Vec::new(), std::cell::RefCell::new(Vec::new()));
+        g.for_each_out_ahead(
+            u,
+            3,
+            |a| ahead.borrow_mut().push(a),
+            |v, w| got.push((v, w)),
+        );
+        let want: Vec<(Vertex, i32)> = m
+            .range((u, 0)..=(u, Vertex::MAX))
+            .map(|(k, w)| (k.1, *w))
+            .collect();
+        assert_eq!(got, want, "look-ahead scan of {u}");
+        let ahead = ahead.into_inner();
+        assert!(ahead.windows(2).all(|p| p[0] < p[1]), "ahead out of order");
+        assert!(
+            ahead.iter().all(|a| want.iter().any(|x| x.0 == *a)),
+            "ahead: not a neighbour"
+        );
     }
     assert_eq!(m.len(), g.num_arcs());
     m

@@ -233,6 +233,21 @@ impl<W: Weight> CTree<W> {
         self.prefix.for_each(base, &mut f) && for_each_node(&self.root, &mut f)
     }
 
+    /// Call `f` on every element in order, and `ahead` on elements before `f` gets them
+    /// ([`Chunk::for_each_ahead`] on each chunk: the look-ahead restarts at every chunk, so
+    /// it covers all but the heads of a multi-chunk tree).
+    #[inline]
+    pub(crate) fn for_each_ahead(
+        &self,
+        base: Vertex,
+        dist: usize,
+        ahead: &impl Fn(Vertex),
+        mut f: impl FnMut(Vertex, W),
+    ) {
+        self.prefix.for_each_ahead(base, dist, ahead, &mut f);
+        nodes_ahead(&self.root, dist, ahead, &mut f);
+    }
+
     /// All elements in order.
     pub(crate) fn to_vec(&self, base: Vertex) -> Vec<(Vertex, W)> {
         let mut v = Vec::with_capacity(self.len());
@@ -369,6 +384,19 @@ fn for_each_node<W: Weight>(l: &Link<W>, f: &mut impl FnMut(Vertex, W) -> bool) 
         && f(n.head, n.w)
         && n.tail.for_each(n.head, &mut *f)
         && for_each_node(&n.right, f)
+}
+
+fn nodes_ahead<W: Weight>(
+    l: &Link<W>,
+    dist: usize,
+    ahead: &impl Fn(Vertex),
+    f: &mut impl FnMut(Vertex, W),
+) {
+    let Some(n) = l else { return };
+    nodes_ahead(&n.left, dist, ahead, f);
+    f(n.head, n.w);
+    n.tail.for_each_ahead(n.head, dist, ahead, &mut *f);
+    nodes_ahead(&n.right, dist, ahead, f);
 }
 
 fn par_nodes<W: Weight>(l: &Link<W>, f: &(impl Fn(Vertex, W) + Sync)) {
