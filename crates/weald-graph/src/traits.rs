@@ -79,6 +79,20 @@ pub trait Graph: Sync {
         }
     }
 
+    /// [`par_for_each_out`](Graph::par_for_each_out) that also calls `ahead` on neighbours
+    /// before `f` gets them, as [`for_each_out_ahead`](Graph::for_each_out_ahead) does,
+    /// within each piece of the adjacency a thread scans. For a push from a high-degree
+    /// vertex. The default ignores `ahead`.
+    fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, Self::W) + Sync + Send>(
+        &self,
+        v: Vertex,
+        _dist: usize,
+        _ahead: A,
+        f: F,
+    ) {
+        self.par_for_each_out(v, f)
+    }
+
     /// Hint: `v`'s out-neighbours (or its degree) will be read soon. A loop over a run of
     /// vertices calls it a few vertices ahead of the one it works on, so that backends whose
     /// adjacency sits behind pointers (the C-tree's chunks) start the cache misses of several

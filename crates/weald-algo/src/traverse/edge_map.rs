@@ -175,6 +175,15 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
         self.0.for_each_out_ahead(v, dist, ahead, f)
     }
 
+    fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, Self::W) + Sync + Send>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        f: F,
+    ) {
+        self.0.par_for_each_out_ahead(v, dist, ahead, f)
+    }
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         self.0.out_neighbors_slice(v)
     }
@@ -374,15 +383,20 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         for &s in &heavy {
             let cursor = AtomicUsize::new(0);
             let ptr = SendPtr(scratch.as_mut_ptr());
-            g.par_for_each_out(s, |d, w| {
-                if f.cond(d) && f.update_atomic(s, d, w) && output {
-                    let i = cursor.fetch_add(1, Ordering::Relaxed);
-                    let ptr = &ptr;
-                    assert!(i < cap, "update_atomic returned true twice for one vertex");
-                    // SAFETY: each i is taken once and is below the capacity.
-                    unsafe { ptr.0.add(i).write(d) };
-                }
-            });
+            g.par_for_each_out_ahead(
+                s,
+                super::ARCS_AHEAD,
+                |a| f.prefetch(a),
+                |d, w| {
+                    if f.cond(d) && f.update_atomic(s, d, w) && output {
+                        let i = cursor.fetch_add(1, Ordering::Relaxed);
+                        let ptr = &ptr;
+                        assert!(i < cap, "update_atomic returned true twice for one vertex");
+                        // SAFETY: each i is taken once and is below the capacity.
+                        unsafe { ptr.0.add(i).write(d) };
+                    }
+                },
+            );
             if output {
                 // SAFETY: slots 0..cursor were written above.
                 unsafe { scratch.set_len(cursor.into_inner()) };

@@ -410,6 +410,31 @@ impl<W: Weight> Graph for Csr<W> {
         }
     }
 
+    fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, W) + Sync + Send>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        f: F,
+    ) {
+        let r = self.out.range(v);
+        if r.len() < 4096 {
+            self.for_each_out_ahead(v, dist, ahead, f);
+            return;
+        }
+        let ts = &self.out.targets[r.clone()];
+        let ws = W::WEIGHTED.then(|| &self.out.weights[r]);
+        // Pieces of 1024 arcs, each looking ahead into the next piece's neighbours too.
+        (0..ts.len().div_ceil(1024)).into_par_iter().for_each(|p| {
+            for j in p * 1024..ts.len().min(p * 1024 + 1024) {
+                if let Some(&a) = ts.get(j + dist) {
+                    ahead(a);
+                }
+                f(ts[j], ws.map_or_else(W::default, |ws| ws[j]));
+            }
+        });
+    }
+
     #[inline]
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         Some(&self.out.targets[self.out.range(v)])

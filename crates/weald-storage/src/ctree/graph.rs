@@ -842,6 +842,18 @@ impl<W: Weight> Graph for CTreeGraph<W> {
             t.par_for_each(v, &f);
         }
     }
+
+    fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, W) + Sync + Send>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        f: F,
+    ) {
+        if let Some(t) = self.out_tree(v) {
+            t.par_for_each_ahead(v, dist, &ahead, &f);
+        }
+    }
 }
 
 impl<W: Weight> InGraph for CTreeGraph<W> {

@@ -590,6 +590,30 @@ fn high_degree_vertex() {
         sum.into_inner(),
         model.keys().map(|&v| v as u64).sum::<u64>()
     );
+    // with look-ahead: every arc once (with its weight), and `ahead` only on neighbours, on
+    // the graph, its flat snapshot and the CSR of the same arcs
+    type Ahead<'a> = &'a (dyn Fn(Vertex) + Sync);
+    type Visit<'a> = &'a (dyn Fn(Vertex, i32) + Sync);
+    let check_par = |g: &dyn Fn(Ahead<'_>, Visit<'_>)| {
+        let got = std::sync::Mutex::new(Vec::new());
+        let ahead = std::sync::atomic::AtomicU64::new(0);
+        g(
+            &|a| {
+                assert!(model.contains_key(&a), "ahead: {a} is not a neighbour");
+                ahead.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
+            &|v, w| got.lock().unwrap().push((v, w)),
+        );
+        let mut got = got.into_inner().unwrap();
+        got.sort_unstable();
+        assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
+        assert!(ahead.into_inner() > 0);
+    };
+    check_par(&|a, f| g.par_for_each_out_ahead(hub, 16, a, f));
+    let flat = FlatSnapshot::new(&g);
+    check_par(&|a, f| flat.par_for_each_out_ahead(hub, 16, a, f));
+    let csr = Csr::from_graph(&g);
+    check_par(&|a, f| csr.par_for_each_out_ahead(hub, 16, a, f));
     // delete every other neighbour
     let del: Vec<(Vertex, Vertex)> = (0..150_000u32).step_by(2).map(|v| (hub, v)).collect();
     let (g2, r) = g.delete_edges(&del);

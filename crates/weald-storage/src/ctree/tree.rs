@@ -259,12 +259,29 @@ impl<W: Weight> CTree<W> {
     }
 
     /// Call `f` on every element, in parallel across chunks (any order).
-    pub(crate) fn par_for_each(&self, base: Vertex, f: &(impl Fn(Vertex, W) + Sync)) {
-        self.prefix.for_each(base, |x, w| {
-            f(x, w);
-            true
-        });
-        par_nodes(&self.root, f);
+    pub(crate) fn par_for_each<F: Fn(Vertex, W) + Sync>(&self, base: Vertex, f: &F) {
+        let scan = |c: &Chunk, b: Vertex, f: &F| {
+            c.for_each(b, |x, w| {
+                f(x, w);
+                true
+            });
+        };
+        scan(&self.prefix, base, f);
+        par_nodes(&self.root, f, &scan);
+    }
+
+    /// [`par_for_each`](Self::par_for_each) with each chunk scanned by
+    /// [`Chunk::for_each_ahead`].
+    pub(crate) fn par_for_each_ahead<F: Fn(Vertex, W) + Sync>(
+        &self,
+        base: Vertex,
+        dist: usize,
+        ahead: &(impl Fn(Vertex) + Sync),
+        f: &F,
+    ) {
+        let scan = |c: &Chunk, b: Vertex, f: &F| c.for_each_ahead(b, dist, ahead, f);
+        scan(&self.prefix, base, f);
+        par_nodes(&self.root, f, &scan);
     }
 
     /// Map every element and reduce, in parallel across chunks.
@@ -399,22 +416,28 @@ fn nodes_ahead<W: Weight>(
     nodes_ahead(&n.right, dist, ahead, f);
 }
 
-fn par_nodes<W: Weight>(l: &Link<W>, f: &(impl Fn(Vertex, W) + Sync)) {
+/// `f` on every head and `tail(chunk, its head, f)` on every tail, in parallel over subtrees
+/// of at least 4096 elements.
+fn par_nodes<W: Weight, F: Fn(Vertex, W) + Sync>(
+    l: &Link<W>,
+    f: &F,
+    tail: &(impl Fn(&Chunk, Vertex, &F) + Sync),
+) {
     let Some(n) = l else { return };
     let body = || {
         f(n.head, n.w);
-        n.tail.for_each(n.head, |x, w| {
-            f(x, w);
-            true
-        });
+        tail(&n.tail, n.head, f);
     };
     if n.size >= 4096 {
-        rayon::join(|| par_nodes(&n.left, f), || par_nodes(&n.right, f));
+        rayon::join(
+            || par_nodes(&n.left, f, tail),
+            || par_nodes(&n.right, f, tail),
+        );
         body();
     } else {
-        par_nodes(&n.left, f);
+        par_nodes(&n.left, f, tail);
         body();
-        par_nodes(&n.right, f);
+        par_nodes(&n.right, f, tail);
     }
 }
 
