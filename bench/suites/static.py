@@ -3,8 +3,9 @@
 Weald runs `weald run ALGO FILE.wgb --json --trials R+1` (the first trial is the warm-up);
 peers run bench/peers.py on the same graph (built from the same edges, not timed).
 `weald ctree` is the same command with `--backend ctree`: the kernel on a C-tree snapshot
-(loading and converting are not timed), for the kernels Aspen reports on its snapshots and
-the cheap ones (the C-tree store issue asks for at most 1.3x the CSR's time).
+(loading and converting are not timed), for the kernels Aspen reports on its snapshots, the
+cheap ones (the C-tree store issue asks for at most 1.3x the CSR's time), and the two whose
+relaxations read neighbour state ahead (SSSP, k-core).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ KERNELS = {
     "mis": (("networkit",), None),
 }
 SOURCED = {"bfs", "bc", "sssp"}
-CTREE = {"bfs", "bc", "pagerank", "cc", "mis"}
+CTREE = {"bfs", "bc", "pagerank", "cc", "mis", "sssp", "kcore"}
 
 
 def weald_run_argv(ctx: Context, g, k: str, t: int, r: int) -> list:

@@ -135,6 +135,13 @@
 //! degrees of whole frontiers before scanning them, and each would otherwise be a chunk
 //! header's miss (BFS on RMAT scale 20: 51 -> 40 ms; the snapshot 3.6 -> 12 ms at 1 thread).
 //!
+//! Loops whose arcs read the neighbour's state at random (SSSP's and k-core's relaxations,
+//! edge_map's push, Brandes' backward pass) scan through `Graph::for_each_out_ahead`, which
+//! the snapshot implements with a second cursor per chunk (`Chunk::for_each_ahead`): the
+//! chunk's first 16 elements are handed to the loop's prefetch at once, then the element 16
+//! ahead of the current one, decoded by one out-of-order read of its packed gap. SSSP on the
+//! RMAT scale-20 snapshot went from 0.67 to 0.50 s at 1 thread with it (interleaved A/B).
+//!
 //! Gaps are bit-packed, one width per chunk, so that decoding has no branch on the data: each
 //! gap is one unaligned 8-byte load, a shift and a mask. Varint gaps (the earlier layout)
 //! were one to three bytes in no predictable order for random neighbours, and the
