@@ -259,11 +259,13 @@ impl<'a> BitWriter<'a> {
 }
 
 /// The `width` bits (`<= 32`) of `bytes` starting at bit `bit`: one value of a packed run,
-/// read out of order. An 8-byte load from the value's byte, or near the end of the slice from
-/// its last 8 bytes (which hold all of the value's bits); a padded copy only for a slice
-/// shorter than 8 bytes.
+/// read out of order. The value must start within the slice (`bit < 8 * bytes.len()`); bits
+/// past the slice's end read as 0. An 8-byte load from the value's byte, or near the end of
+/// the slice from its last 8 bytes (which hold all of the value's bits that the slice has); a
+/// padded copy only for a slice shorter than 8 bytes.
 #[inline(always)]
 pub fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u32 {
+    debug_assert!(bit < bytes.len() * 8, "read_bits past the end of the slice");
     let at = bit >> 3;
     let mask = (1u64 << width) - 1;
     if at + 8 <= bytes.len() {

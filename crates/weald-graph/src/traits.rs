@@ -37,10 +37,13 @@ pub trait Graph: Sync {
     }
 
     /// Call `f(u, w)` for every out-neighbour of `v` in increasing order (every arc: `f`
-    /// cannot stop the scan), and `ahead(a)` on neighbours before `f` gets them: as `f` gets
-    /// the arc at position `i`, `ahead` gets the neighbour at position `i + dist`. A backend
-    /// may also hand it the first `dist` neighbours before the scan starts (the C-tree does;
-    /// the CSR leaves them to its callers, see `weald_algo::traverse::frontier_scatter`).
+    /// cannot stop the scan), and `ahead(a)` on neighbours before `f` gets them (`dist >= 1`),
+    /// in increasing order. Which neighbours `ahead` gets is the backend's choice, a hint
+    /// only: the CSR hands it the neighbour at position `i + dist` as `f` gets position `i`
+    /// (none of the first `dist`: its callers prefetch those, see
+    /// `weald_algo::traverse::frontier_scatter`); the C-tree does the same within each chunk,
+    /// and also hands out a chunk's first `dist` elements when its scan starts (the heads of
+    /// a multi-chunk tree go to `f` only).
     ///
     /// For loops whose time is a random read of per-neighbour state followed by a branch on it
     /// (relaxing a distance, "is `u` unvisited?"): a mispredicted branch discards the loads
@@ -80,9 +83,10 @@ pub trait Graph: Sync {
     }
 
     /// [`par_for_each_out`](Graph::par_for_each_out) that also calls `ahead` on neighbours
-    /// before `f` gets them, as [`for_each_out_ahead`](Graph::for_each_out_ahead) does,
-    /// within each piece of the adjacency a thread scans. For a push from a high-degree
-    /// vertex. The default ignores `ahead`.
+    /// before `f` gets them, as [`for_each_out_ahead`](Graph::for_each_out_ahead) does, in
+    /// each piece of the adjacency a thread scans (the CSR's pieces look ahead into the next
+    /// piece; the C-tree's are its chunks). For a push from a high-degree vertex. The default
+    /// ignores `ahead`.
     fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, Self::W) + Sync + Send>(
         &self,
         v: Vertex,

@@ -14,9 +14,9 @@
 //! on x86 waits for its cache line before anything after it proceeds), so a neighbour costs
 //! one cache line: a peeled vertex is marked by `PEELED` in its degree slot, and a vertex
 //! queued to move buckets by a bit of it, rather than either being looked up in a second
-//! array; and on graphs that expose neighbour slices (the CSR) the
-//! slot [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
-//! ([`for_each_out_ahead`]), as is the adjacency of the peeled vertex
+//! array; and the slot [`ARCS_AHEAD`](crate::traverse::ARCS_AHEAD) arcs ahead is prefetched
+//! ([`for_each_out_ahead`]: from the CSR's slice, or by the C-tree's second decoding cursor),
+//! as is the adjacency of the peeled vertex
 //! [`PREFETCH_AHEAD`](weald_graph::PREFETCH_AHEAD) ahead ([`frontier_scatter`]).
 //!
 //! Self loops are ignored and duplicate arcs count once. Directed graphs are refused with

@@ -259,19 +259,26 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
         });
         assert_eq!(deg, g.out_degree(u));
         // The look-ahead scan: the same arcs in the same order; `ahead` gets neighbours only,
-        // in increasing order (each chunk's elements: all but the heads of later chunks).
-        let (mut got, ahead) = (Vec::new(), std::cell::RefCell::new(Vec::new()));
+        // in increasing order, each before `f` gets it (each chunk's elements: all but the
+        // heads of later chunks).
+        let (got, ahead) = (
+            std::cell::RefCell::new(Vec::<(Vertex, i32)>::new()),
+            std::cell::RefCell::new(Vec::new()),
+        );
         g.for_each_out_ahead(
             u,
             3,
-            |a| ahead.borrow_mut().push(a),
-            |v, w| got.push((v, w)),
+            |a| {
+                assert!(!got.borrow().iter().any(|x| x.0 == a), "ahead({a}) after f");
+                ahead.borrow_mut().push(a)
+            },
+            |v, w| got.borrow_mut().push((v, w)),
         );
         let want: Vec<(Vertex, i32)> = m
             .range((u, 0)..=(u, Vertex::MAX))
             .map(|(k, w)| (k.1, *w))
             .collect();
-        assert_eq!(got, want, "look-ahead scan of {u}");
+        assert_eq!(got.into_inner(), want, "look-ahead scan of {u}");
         let ahead = ahead.into_inner();
         assert!(ahead.windows(2).all(|p| p[0] < p[1]), "ahead out of order");
         assert!(
@@ -281,6 +288,15 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
     }
     assert_eq!(m.len(), g.num_arcs());
     m
+}
+
+/// How many neighbours a look-ahead scan of every vertex hands to `ahead`.
+fn ahead_count<G: Graph>(g: &G) -> usize {
+    let c = std::cell::Cell::new(0);
+    for u in 0..g.num_vertices() as Vertex {
+        g.for_each_out_ahead(u, 3, |_| c.set(c.get() + 1), |_, _| {});
+    }
+    c.get()
 }
 
 fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
@@ -323,6 +339,15 @@ fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
         f.prefetch_in(v);
     }
     assert_eq!(graph_arcs(&f), m.arcs);
+    // Both C-tree views implement the look-ahead (the trait's default hands out nothing on a
+    // graph without slices); only heads are never handed out: with b = 1 all are, with b >= 2
+    // at most half of them on average.
+    if g.options().b > 1 && m.arcs.len() >= 64 {
+        assert!(
+            ahead_count(g) > 0 && ahead_count(&f) > 0,
+            "no neighbour handed to ahead"
+        );
+    }
     if f.has_in_edges() {
         assert_eq!(in_arcs(&f), m.arcs);
     }
@@ -607,7 +632,13 @@ fn high_degree_vertex() {
         let mut got = got.into_inner().unwrap();
         got.sort_unstable();
         assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
-        assert!(ahead.into_inner() > 0);
+        // All but a few neighbours are handed out: the CSR's first 16, the C-tree's heads
+        // (about one in 256).
+        let a = ahead.into_inner() as usize;
+        assert!(
+            a <= model.len() && a >= model.len() - model.len() / 64,
+            "ahead got {a}"
+        );
     };
     check_par(&|a, f| g.par_for_each_out_ahead(hub, 16, a, f));
     let flat = FlatSnapshot::new(&g);
