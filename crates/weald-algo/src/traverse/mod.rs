@@ -135,10 +135,11 @@ pub(crate) const DENSE_WORDS: usize = 8;
 const SEQ_WORDS: usize = 16;
 
 /// The loop of a pull ([`pull_in`]) and of Afforest's last pass: `visit(d)` for every vertex
-/// `d < n` with `cond(d)`, in parallel over words of 64 ids (sequentially when there are at most [`SEQ_WORDS`]); bit `d` of the result
-/// is set when `visit(d)` returned `true`. `prefetch(d)` is called ahead of `visit(d)` (see
-/// below). `visit(d)` may change `cond(d)`; if it changes another vertex's, that vertex may be
-/// visited or skipped by a value of `cond` read before the change.
+/// `d < n` with `cond(d)`, in parallel over words of 64 ids (sequentially when there are at
+/// most [`SEQ_WORDS`]); bit `d` of the result is set when `visit(d)` returned `true`.
+/// `prefetch(d)` is called ahead of `visit(d)` (see below). `visit(d)` may change `cond(d)`;
+/// if it changes another vertex's, that vertex may be visited or skipped by a value of `cond`
+/// read before the change.
 ///
 /// `cond` is evaluated for a whole word at once, into a mask, without a branch per vertex, and
 /// the loop runs over the mask's set bits: which vertices still pull is unpredictable (on RMAT,

@@ -387,27 +387,9 @@ impl<W: Weight> Graph for Csr<W> {
         crate::prefetch_at(&self.out.offsets, v as usize);
     }
 
+    /// [`par_for_each_out_ahead`](Graph::par_for_each_out_ahead) with nothing handed ahead.
     fn par_for_each_out<F: Fn(Vertex, W) + Sync + Send>(&self, v: Vertex, f: F) {
-        let r = self.out.range(v);
-        if r.len() < 4096 {
-            self.out.for_each(v, |u, w| {
-                f(u, w);
-                true
-            });
-            return;
-        }
-        let ts = &self.out.targets[r.clone()];
-        if W::WEIGHTED {
-            let ws = &self.out.weights[r];
-            ts.par_iter()
-                .zip(ws.par_iter())
-                .with_min_len(1024)
-                .for_each(|(&u, &w)| f(u, w));
-        } else {
-            ts.par_iter()
-                .with_min_len(1024)
-                .for_each(|&u| f(u, W::default()));
-        }
+        self.par_for_each_out_ahead(v, 1, |_| {}, f);
     }
 
     fn par_for_each_out_ahead<A: Fn(Vertex) + Sync, F: Fn(Vertex, W) + Sync + Send>(

@@ -645,6 +645,12 @@ fn high_degree_vertex() {
     check_par(&|a, f| flat.par_for_each_out_ahead(hub, 16, a, f));
     let csr = Csr::from_graph(&g);
     check_par(&|a, f| csr.par_for_each_out_ahead(hub, 16, a, f));
+    // the CSR's plain parallel scan (the look-ahead one with nothing handed ahead)
+    let got = std::sync::Mutex::new(Vec::new());
+    csr.par_for_each_out(hub, |v, w| got.lock().unwrap().push((v, w)));
+    let mut got = got.into_inner().unwrap();
+    got.sort_unstable();
+    assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
     // delete every other neighbour
     let del: Vec<(Vertex, Vertex)> = (0..150_000u32).step_by(2).map(|v| (hub, v)).collect();
     let (g2, r) = g.delete_edges(&del);
