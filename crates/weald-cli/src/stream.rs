@@ -562,7 +562,7 @@ pub struct RecoverArgs {
     #[arg(long)]
     data: PathBuf,
     /// Keep the valid prefix of a log damaged inside (not just at its tail) and set the rest
-    /// aside (renamed to *.wal.damaged) instead of refusing.
+    /// aside (as *.wal.damaged files) instead of refusing.
     #[arg(long)]
     salvage: bool,
     /// One JSON object on stdout.

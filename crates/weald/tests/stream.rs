@@ -333,6 +333,45 @@ fn flipped_bytes_tail_vs_inside() {
     assert!(d.set_aside[0].exists());
     assert_eq!(s.recovery().tag, 0);
     assert_eq!(s.acquire().num_arcs(), 0);
+    drop(s);
+
+    // A flipped byte in the middle of the log: salvage keeps the records before it, and they
+    // stay in the log: a plain reopen recovers the same version, with nothing dropped.
+    let mid = t.path().join("mid");
+    for sub in ["wal", "checkpoints"] {
+        fs::create_dir_all(mid.join(sub)).unwrap();
+        for e in fs::read_dir(dir.join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), mid.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    fs::copy(dir.join("WEALD"), mid.join("WEALD")).unwrap();
+    let seg3 = mid.join("wal").join(seg.file_name().unwrap());
+    let mut b = bytes.clone();
+    let at = b.len() / 2;
+    b[at] ^= 0x01;
+    fs::write(&seg3, &b).unwrap();
+    let s = Store::<i32>::open(
+        &mid,
+        StoreOptions {
+            salvage: true,
+            ..opts(100)
+        },
+    )
+    .unwrap();
+    let d = s.recovery().dropped.clone().unwrap();
+    assert!(d.inside);
+    assert!(d.set_aside[0].exists());
+    let (version, tag) = (s.recovery().version, s.recovery().tag);
+    let arcs = s.acquire().num_arcs();
+    assert!(tag > 0 && tag < 3_000, "tag {tag}");
+    assert!(arcs > 0);
+    s.close().unwrap();
+    let s = Store::<i32>::open(&mid, opts(100)).unwrap();
+    assert!(s.recovery().dropped.is_none());
+    assert_eq!(s.recovery().version, version);
+    assert_eq!(s.recovery().tag, tag);
+    assert_eq!(s.acquire().num_arcs(), arcs);
 }
 
 #[test]

@@ -36,7 +36,8 @@
 //! after it, in order, each checked by its CRC. A torn tail (an incomplete or failing last
 //! record with nothing valid after it) is cut off and reported in the [`RecoveryReport`];
 //! damage with valid records after it is an error unless `salvage` is set, which keeps the
-//! valid prefix and renames the rest to `*.wal.damaged`.
+//! valid prefix in the log (the damaged segment is cut after it) and sets the rest aside as
+//! `*.wal.damaged` files (a copy of the damaged segment, the later segments renamed).
 //!
 //! **History**: versions are kept in memory by a [`Retention`] rule (the last K, or those
 //! newer than T) and on disk when pinned by name; [`Store::snapshot_at`],

@@ -249,7 +249,8 @@ pub struct Dropped {
     /// Whether the damage was inside the log (with valid records after it) rather than a torn
     /// tail; only opened with `salvage`.
     pub inside: bool,
-    /// Segments moved aside (renamed to `*.damaged`) by `salvage`.
+    /// Files set aside by `salvage`: a copy of the damaged segment (whose valid prefix stays
+    /// in the log) and the later segments, renamed; all `*.wal.damaged`.
     pub set_aside: Vec<PathBuf>,
 }
 
@@ -712,18 +713,21 @@ where
                             ),
                         });
                     }
-                    // Salvage: keep this segment's valid prefix; move it and everything after
-                    // it aside, then continue the log in a fresh segment.
+                    // Salvage: keep this segment's valid prefix (its records were replayed:
+                    // they must stay in the log) and set a copy of the whole segment and every
+                    // later segment aside; the log continues after the prefix.
                     dropped.bytes += later;
-                    for (_, p) in &segments[i..] {
+                    let aside = path.with_extension("wal.damaged");
+                    fs::copy(&path, &aside)
+                        .and_then(|_| File::open(&aside)?.sync_all())
+                        .map_err(|e| WealdError::io(&aside, e))?;
+                    dropped.set_aside.push(aside);
+                    for (_, p) in &segments[i + 1..] {
                         let aside = p.with_extension("wal.damaged");
                         fs::rename(p, &aside).map_err(|e| WealdError::io(p, e))?;
                         dropped.set_aside.push(aside);
                     }
                     wal::sync_dir(&waldir)?;
-                    last_valid_len = None;
-                    report.dropped = Some(dropped);
-                    break;
                 }
                 if scan.valid_len == 0 {
                     // The header itself is torn: the segment holds nothing.
