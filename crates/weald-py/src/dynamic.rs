@@ -7,7 +7,7 @@ use crate::pool::{compute, compute_sized};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, Graph as _, UpdateBatch, Vertex, Weight};
 use weald_storage::ctree::{CTreeGraph, CTreeOptions, FlatSnapshot, VersionedGraph};
@@ -86,6 +86,12 @@ fn result(version: u64, r: BatchResult) -> UpdateResult {
 pub struct DynamicGraph {
     inner: AnyVersioned,
     rule: Combine,
+    /// Taken (on the calling thread, outside the worker pool) for the whole of an update.
+    /// `VersionedGraph::apply` holds its writer lock while its batch runs on the pool, and a
+    /// pool thread waiting inside that batch may pick up another Python thread's queued
+    /// update, which would then wait for the lock its own thread holds: two threads updating
+    /// one graph would hang. With this, the second waits here instead.
+    turn: Mutex<()>,
 }
 
 impl From<CTreeGraph<()>> for AnyVersioned {
@@ -169,6 +175,16 @@ const UPDATE_WORK: usize = 64;
 
 impl DynamicGraph {
     fn apply(&self, py: Python<'_>, batch: AnyBatch) -> PyResult<UpdateResult> {
+        let _turn = loop {
+            match self.turn.try_lock() {
+                Ok(g) => break g,
+                Err(TryLockError::Poisoned(e)) => break e.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    py.check_signals()?;
+                    py.detach(|| std::thread::sleep(std::time::Duration::from_micros(50)));
+                }
+            }
+        };
         let rule = self.rule;
         let inner = &self.inner;
         let work = batch.len().saturating_mul(UPDATE_WORK);
@@ -269,7 +285,11 @@ impl DynamicGraph {
                 )),
             })
         })?;
-        Ok(DynamicGraph { inner, rule })
+        Ok(DynamicGraph {
+            inner,
+            rule,
+            turn: Mutex::new(()),
+        })
     }
 
     /// A DynamicGraph holding a copy of `graph` (a static Graph: O(n + m) build; a Snapshot:
@@ -309,7 +329,11 @@ impl DynamicGraph {
                 },
             })
         })?;
-        Ok(DynamicGraph { inner, rule })
+        Ok(DynamicGraph {
+            inner,
+            rule,
+            turn: Mutex::new(()),
+        })
     }
 
     /// Insert edges `(src[i], dst[i])` with weights `w[i]` as one new version.
