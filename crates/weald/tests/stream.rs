@@ -272,6 +272,18 @@ fn torn_tail_is_cut_and_reported() {
     check(s.acquire().graph(), &m, "after continuing");
 }
 
+/// Copy a closed store's directory (manifest, log segments, checkpoints) to `to`.
+fn copy_store(from: &Path, to: &Path) {
+    for sub in ["wal", "checkpoints"] {
+        fs::create_dir_all(to.join(sub)).unwrap();
+        for e in fs::read_dir(from.join(sub)).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), to.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    fs::copy(from.join("WEALD"), to.join("WEALD")).unwrap();
+}
+
 #[test]
 fn flipped_bytes_tail_vs_inside() {
     let t = tempfile::tempdir().unwrap();
@@ -282,16 +294,10 @@ fn flipped_bytes_tail_vs_inside() {
     s.close().unwrap();
     let seg = segments(&dir).pop().unwrap();
     let bytes = fs::read(&seg).unwrap();
-    let copy = t.path().join("copy");
-    fs::create_dir(&copy).unwrap();
-    for sub in ["wal", "checkpoints"] {
-        fs::create_dir(copy.join(sub)).unwrap();
-        for e in fs::read_dir(dir.join(sub)).unwrap() {
-            let e = e.unwrap();
-            fs::copy(e.path(), copy.join(sub).join(e.file_name())).unwrap();
-        }
-    }
-    fs::copy(dir.join("WEALD"), copy.join("WEALD")).unwrap();
+    // Two copies of the intact store, for the damage inside the log below.
+    let (copy, mid) = (t.path().join("copy"), t.path().join("mid"));
+    copy_store(&dir, &copy);
+    copy_store(&dir, &mid);
 
     // A flipped byte in the last record: the tail is cut and reported.
     let mut b = bytes.clone();
@@ -337,15 +343,6 @@ fn flipped_bytes_tail_vs_inside() {
 
     // A flipped byte in the middle of the log: salvage keeps the records before it, and they
     // stay in the log: a plain reopen recovers the same version, with nothing dropped.
-    let mid = t.path().join("mid");
-    for sub in ["wal", "checkpoints"] {
-        fs::create_dir_all(mid.join(sub)).unwrap();
-        for e in fs::read_dir(dir.join(sub)).unwrap() {
-            let e = e.unwrap();
-            fs::copy(e.path(), mid.join(sub).join(e.file_name())).unwrap();
-        }
-    }
-    fs::copy(dir.join("WEALD"), mid.join("WEALD")).unwrap();
     let seg3 = mid.join("wal").join(seg.file_name().unwrap());
     let mut b = bytes.clone();
     let at = b.len() / 2;
