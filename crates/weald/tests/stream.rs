@@ -460,6 +460,56 @@ fn full_disk_fails_the_batch_and_loses_nothing_acknowledged() {
 }
 
 #[test]
+fn batches_stay_within_the_log_record_limit() {
+    // Recovery rejects a record above the log's limit as corrupt, so the writer must never
+    // write one: it seals a batch before the batch would outgrow it, and refuses a single
+    // message that could not fit (the limit is lowered here; the format's is 1 GiB).
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let limit = 28 + 2_000;
+    let ups = stream(4_000, 100, 8);
+    let s = create(
+        &dir,
+        StoreOptions {
+            max_record_bytes: Some(limit),
+            // Without the limit, everything sent before the writer wakes would be one batch.
+            max_wait: Duration::from_millis(50),
+            ..opts(usize::MAX)
+        },
+    );
+    let p = s.producer();
+    let big = vec![Update::InsertEdge(1_000_000, 2_000_000, 7); 200];
+    let e = p.send_all(big).err().expect("a message above the limit");
+    assert!(matches!(e, WealdError::Invalid(_)), "{e}");
+    assert!(e.to_string().contains("smaller messages"), "{e}");
+    let v = feed(&s, &ups, 100);
+    assert!(s.failure().is_none());
+    // 4,000 updates of 2 to 8 bytes cannot fit in fewer than 2 records of 2,000 bytes.
+    assert!(v >= 4_000 * 2 / 2_000, "{v} versions");
+    s.close().unwrap();
+    // Every record reads back (with the format's own limit), nothing of the refused message.
+    let s = Store::<i32>::open(&dir, opts(usize::MAX)).unwrap();
+    assert!(s.recovery().dropped.is_none(), "{:?}", s.recovery().dropped);
+    assert_eq!(s.recovery().records_replayed, v);
+    let mut m = Model::default();
+    for u in &ups {
+        m.apply(u);
+    }
+    check(s.acquire().graph(), &m, "after reopen");
+    // The log's records are all within the lowered limit.
+    for seg in segments(&dir) {
+        let b = fs::read(&seg).unwrap();
+        let mut at = 32;
+        while at < b.len() {
+            let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+            assert!(len <= limit, "a record of {len} bytes in {}", seg.display());
+            at += 8 + len as usize;
+        }
+        assert_eq!(at, b.len());
+    }
+}
+
+#[test]
 fn foreign_newer_and_busy_directories_are_clear_errors() {
     let t = tempfile::tempdir().unwrap();
     let foreign = t.path().join("foreign");

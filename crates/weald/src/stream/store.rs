@@ -182,6 +182,10 @@ pub struct StoreOptions {
     /// file and installing it (so a crash test can kill the process in that window).
     #[doc(hidden)]
     pub checkpoint_pause: Option<Duration>,
+    /// Testing only: a log record limit below the format's 1 GiB (a batch is sealed before its
+    /// record would exceed it; a larger message is refused).
+    #[doc(hidden)]
+    pub max_record_bytes: Option<u32>,
 }
 
 impl Default for StoreOptions {
@@ -198,6 +202,7 @@ impl Default for StoreOptions {
             on_event: None,
             fail_after_bytes: None,
             checkpoint_pause: None,
+            max_record_bytes: None,
         }
     }
 }
@@ -388,6 +393,8 @@ impl Ticket {
 
 struct Msg<W: Weight> {
     updates: Vec<Update<W>>,
+    /// The updates' encoded size in the log.
+    bytes: usize,
     tag: u64,
     sent: Instant,
     ack: Option<Arc<Slot>>,
@@ -405,12 +412,15 @@ enum Cmd<W: Weight> {
 /// A handle for sending updates; clone it for every producer thread.
 pub struct Producer<W: Weight> {
     tx: Sender<Cmd<W>>,
+    /// The most update bytes one log record holds.
+    max_bytes: usize,
 }
 
 impl<W: Weight> Clone for Producer<W> {
     fn clone(&self) -> Self {
         Producer {
             tx: self.tx.clone(),
+            max_bytes: self.max_bytes,
         }
     }
 }
@@ -433,11 +443,25 @@ impl<W: Weight> Producer<W> {
     /// Send updates labelled with `tag` (e.g. the position in an input file; commits report the
     /// largest tag they contain, and recovery reports the tag of the last recovered batch).
     /// With `ack`, returns a ticket.
+    ///
+    /// A message is committed whole, in one log record; one whose record would exceed the
+    /// log's limit (1 GiB, at least 50 million updates) is refused here, and nothing of it is
+    /// applied. Split such a message into several.
     pub fn send_tagged(&self, us: Vec<Update<W>>, tag: u64, ack: bool) -> Result<Option<Ticket>> {
+        let bytes: usize = us.iter().map(Update::encoded_len).sum();
+        if bytes > self.max_bytes {
+            return Err(WealdError::Invalid(format!(
+                "a message of {} updates takes {bytes} bytes in the log, above the {} bytes one \
+                 record holds (a message is committed whole, in one record); send it in smaller messages",
+                us.len(),
+                self.max_bytes
+            )));
+        }
         let slot = ack.then(Slot::new);
         self.tx
             .send(Cmd::Updates(Msg {
                 updates: us,
+                bytes,
                 tag,
                 sent: Instant::now(),
                 ack: slot.clone(),
@@ -471,6 +495,7 @@ pub struct Store<W: Weight = ()> {
     tx: Sender<Cmd<W>>,
     writer: Option<JoinHandle<()>>,
     report: RecoveryReport,
+    max_bytes: usize,
     _lock: File,
 }
 
@@ -772,6 +797,11 @@ where
             failed: Mutex::new(None),
         });
         let (tx, rx) = mpsc::channel();
+        let max_bytes = (opts
+            .max_record_bytes
+            .unwrap_or(wal::MAX_RECORD)
+            .min(wal::MAX_RECORD) as usize)
+            .saturating_sub(wal::PAYLOAD_FIXED_BYTES);
         let writer = {
             let shared = shared.clone();
             let tx = tx.clone();
@@ -789,6 +819,7 @@ where
                         checkpointing: None,
                         checkpoint_waiters: Vec::new(),
                         last_checkpoint: meta.version,
+                        max_bytes,
                     }
                     .run()
                 })
@@ -799,6 +830,7 @@ where
             tx,
             writer: Some(writer),
             report,
+            max_bytes,
             _lock: lock,
         })
     }
@@ -817,6 +849,7 @@ where
     pub fn producer(&self) -> Producer<W> {
         Producer {
             tx: self.tx.clone(),
+            max_bytes: self.max_bytes,
         }
     }
 
@@ -1152,6 +1185,8 @@ struct Writer<W: Weight> {
     checkpointing: Option<(u64, JoinHandle<()>)>,
     checkpoint_waiters: Vec<(u64, Arc<Slot>)>,
     last_checkpoint: u64,
+    /// The most update bytes one log record holds.
+    max_bytes: usize,
 }
 
 impl<W: Weight> Writer<W>
@@ -1178,6 +1213,7 @@ where
         let mut members: Vec<(Instant, Option<Arc<Slot>>)> = Vec::new();
         let mut batch_tag = 0u64;
         let mut batch_start: Option<Instant> = None;
+        let mut batch_bytes = 0usize;
         let mut flushes: Vec<Arc<Slot>> = Vec::new();
         let mut stopping = false;
         let batch_size = self.opts.batch_size.max(1);
@@ -1202,8 +1238,16 @@ where
                         }
                         continue;
                     }
+                    if !members.is_empty() && batch_bytes + m.bytes > self.max_bytes {
+                        // The batch's record would grow past the log's limit: commit it first.
+                        self.commit(std::mem::take(&mut ups), batch_tag, &mut members);
+                        batch_tag = 0;
+                        batch_start = None;
+                        batch_bytes = 0;
+                    }
                     batch_start.get_or_insert(m.sent);
                     batch_tag = batch_tag.max(m.tag);
+                    batch_bytes += m.bytes;
                     ups.extend(m.updates);
                     members.push((m.sent, m.ack));
                     ups.len() >= batch_size
@@ -1245,6 +1289,7 @@ where
                 self.commit(std::mem::take(&mut ups), batch_tag, &mut members);
                 batch_tag = 0;
                 batch_start = None;
+                batch_bytes = 0;
             }
             let v = self.shared.vg.version();
             for f in flushes.drain(..) {
@@ -1329,8 +1374,9 @@ where
         let time_ns = now_ns();
         let tag = tag.max(self.next_tag);
         let mut rec = Vec::new();
-        wal::encode_record(version, time_ns, tag, &ups, &mut rec);
-        if let Err(e) = self.wal.append(&rec, version) {
+        if let Err(e) = wal::encode_record(version, time_ns, tag, &ups, &mut rec)
+            .and_then(|()| self.wal.append(&rec, version))
+        {
             let why = format!("writing the log failed: {e}");
             self.fail(why.clone());
             for (_, a) in members.drain(..) {

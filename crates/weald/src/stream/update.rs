@@ -108,6 +108,16 @@ impl<W: Weight> Update<W> {
         }
     }
 
+    /// The number of bytes [`Update::encode`] appends.
+    pub(crate) fn encoded_len(&self) -> usize {
+        let id = |x: Vertex| (32 - (x | 1).leading_zeros()).div_ceil(7) as usize;
+        match *self {
+            Update::InsertEdge(u, v, _) => 1 + id(u) + id(v) + W::BYTES,
+            Update::DeleteEdge(u, v) => 1 + id(u) + id(v),
+            Update::InsertVertex(u) | Update::DeleteVertex(u) => 1 + id(u),
+        }
+    }
+
     /// Decode one update at `*pos`; `None` if the bytes are not a valid update.
     pub(crate) fn decode(b: &[u8], pos: &mut usize) -> Option<Self> {
         let op = *b.get(*pos)?;
@@ -253,7 +263,15 @@ mod tests {
         ];
         let mut b = Vec::new();
         for u in &ups {
+            let before = b.len();
             u.encode(&mut b);
+            assert_eq!(b.len() - before, u.encoded_len(), "{u:?}");
+        }
+        for x in [0, 1, 127, 128, 16_383, 16_384, 1 << 21, 1 << 28, u32::MAX] {
+            let u = Update::<()>::DeleteVertex(x);
+            let mut b = Vec::new();
+            u.encode(&mut b);
+            assert_eq!(b.len(), u.encoded_len(), "{x}");
         }
         let mut pos = 0;
         for u in &ups {

@@ -30,9 +30,12 @@ pub(crate) const VERSION: u32 = 1;
 const HEADER: usize = 32;
 const REC_HEAD: usize = 8;
 const PAYLOAD_FIXED: usize = 28;
-/// Records larger than this are rejected as corrupt when reading (a batch of 2^28 bytes holds
-/// tens of millions of updates).
-const MAX_RECORD: u32 = 1 << 30;
+/// The largest payload a record may have: larger ones are rejected as corrupt when reading, so
+/// the writer never writes one (it seals a batch before it would grow past this, and refuses a
+/// single message that would; 2^30 bytes hold at least 50 million updates).
+pub(crate) const MAX_RECORD: u32 = 1 << 30;
+/// A record's payload bytes before its updates.
+pub(crate) const PAYLOAD_FIXED_BYTES: usize = PAYLOAD_FIXED;
 
 /// When the log is flushed to stable storage.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,14 +82,15 @@ pub(crate) struct Record<W: Weight> {
     pub updates: Vec<Update<W>>,
 }
 
-/// Encode a record (header + payload) for `updates`.
+/// Encode a record (header + payload) for `updates`; an error (and nothing to write) if the
+/// payload would exceed [`MAX_RECORD`] bytes, which recovery would reject.
 pub(crate) fn encode_record<W: Weight>(
     version: u64,
     time_ns: u64,
     tag: u64,
     updates: &[Update<W>],
     out: &mut Vec<u8>,
-) {
+) -> Result<()> {
     out.clear();
     out.extend_from_slice(&[0u8; REC_HEAD]);
     out.extend_from_slice(&version.to_le_bytes());
@@ -96,13 +100,24 @@ pub(crate) fn encode_record<W: Weight>(
     for u in updates {
         u.encode(out);
     }
-    let len = (out.len() - REC_HEAD) as u32;
+    let len = match u32::try_from(out.len() - REC_HEAD) {
+        Ok(len) if len <= MAX_RECORD => len,
+        _ => {
+            let bytes = out.len() - REC_HEAD;
+            out.clear();
+            return Err(WealdError::Invalid(format!(
+                "a batch of {} updates encodes to {bytes} bytes, above the log's limit of {MAX_RECORD} bytes per record",
+                updates.len()
+            )));
+        }
+    };
     out[..4].copy_from_slice(&len.to_le_bytes());
     let mut h = crc32fast::Hasher::new();
     h.update(&out[..4]);
     h.update(&out[REC_HEAD..]);
     let crc = h.finalize();
     out[4..8].copy_from_slice(&crc.to_le_bytes());
+    Ok(())
 }
 
 fn segment_name(first: u64) -> String {
