@@ -405,6 +405,101 @@ fn damaged_newest_checkpoint_falls_back_without_loss() {
     assert!(r.checkpoint_version < newest);
     assert_eq!(r.version, newest);
     check(s.acquire().graph(), &model, "older checkpoint + log");
+    // The damaged checkpoint is not one of the two readable ones kept: after one new
+    // checkpoint, the older readable one and its log stay, so damage to the new one loses
+    // nothing either.
+    let older = r.checkpoint_version;
+    let more = stream(1_000, 200, 55);
+    for u in &more {
+        model.apply(u);
+    }
+    feed(&s, &more[..500], 100);
+    let third = s.checkpoint().unwrap().wait().unwrap();
+    let names = |dir: &Path| -> Vec<u64> {
+        let mut v: Vec<u64> = fs::read_dir(dir.join("checkpoints"))
+            .unwrap()
+            .map(|e| {
+                e.unwrap().file_name().to_string_lossy()[..20]
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&dir), vec![older, newest, third]);
+    feed(&s, &more[500..], 100);
+    s.close().unwrap();
+    let copy = t.path().join("copy");
+    copy_store(&dir, &copy);
+    let ck3 = copy.join("checkpoints").join(format!("{third:020}.wgb"));
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&ck3)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let s2 = Store::<i32>::open(&copy, opts(100)).unwrap();
+    assert_eq!(s2.recovery().checkpoint_version, older);
+    check(
+        s2.acquire().graph(),
+        &model,
+        "both newer checkpoints damaged",
+    );
+    drop(s2);
+    // A second new checkpoint makes the first two (the damaged one included) removable.
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    let fourth = s.checkpoint().unwrap().wait().unwrap();
+    assert_eq!(names(&dir), vec![third, fourth]);
+    drop(s);
+}
+
+#[test]
+fn checkpoint_files_in_writing_are_never_removed_or_shared() {
+    // A background checkpoint pauses between writing its temporary file and installing it;
+    // listing versions meanwhile must not remove that file, and pinning the same version
+    // meanwhile must not write the same temporary file.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(2_000, 200, 9);
+    let s = create(
+        &dir,
+        StoreOptions {
+            checkpoint_pause: Some(Duration::from_millis(400)),
+            ..opts(100)
+        },
+    );
+    let v = feed(&s, &ups, 100);
+    let tmp_exists = || {
+        fs::read_dir(dir.join("checkpoints"))
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    let ticket = s.checkpoint().unwrap();
+    let t0 = std::time::Instant::now();
+    while !tmp_exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no checkpoint started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(!s.versions().unwrap().is_empty());
+    s.pin("p", v).unwrap();
+    assert!(
+        tmp_exists(),
+        "the background checkpoint's file is still there"
+    );
+    assert_eq!(ticket.wait().unwrap(), v);
+    s.close().unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    assert_eq!(s.recovery().checkpoint_version, v);
+    assert!(s.recovery().bad_checkpoints.is_empty());
+    assert!(s
+        .versions()
+        .unwrap()
+        .iter()
+        .any(|x| x.version == v && x.pins == ["p"]));
 }
 
 #[test]

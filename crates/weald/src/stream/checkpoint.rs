@@ -3,9 +3,11 @@
 //! its commit time and tag, the chunk parameter, and the vertices that are absent although
 //! their id is below `n`.
 //!
-//! Installed atomically: written to `checkpoints/<version>.wgb.tmp`, `fsync`ed, renamed to
-//! `checkpoints/<version, 20 digits>.wgb`, and the directory `fsync`ed. A leftover `.tmp` file
-//! (a crash during the write) is ignored and removed at the next open.
+//! Installed atomically: written to a temporary file `checkpoints/<version>.wgb.<unique>.tmp`
+//! (unique per write, so a pin and a background checkpoint of the same version never write one
+//! file), `fsync`ed, renamed to `checkpoints/<version, 20 digits>.wgb`, and the directory
+//! `fsync`ed. A leftover `.tmp` file (a crash during the write) is ignored, and removed at the
+//! next open, before anything can be writing one.
 
 use super::wal::sync_dir;
 use std::fs;
@@ -32,15 +34,13 @@ pub(crate) fn file_name(version: u64) -> String {
     format!("{version:020}.wgb")
 }
 
-/// The checkpoints in `dir`, sorted by version; `.tmp` leftovers are removed.
+/// The checkpoints in `dir`, sorted by version (temporary files are not listed).
 pub(crate) fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     let mut out = Vec::new();
     for e in fs::read_dir(dir).map_err(|e| WealdError::io(dir, e))? {
         let e = e.map_err(|e| WealdError::io(dir, e))?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") {
-            fs::remove_file(e.path()).map_err(|x| WealdError::io(e.path(), x))?;
-        } else if let Some(num) = name.strip_suffix(".wgb") {
+        if let Some(num) = name.strip_suffix(".wgb") {
             if let (20, Ok(v)) = (num.len(), num.parse::<u64>()) {
                 out.push((v, e.path()));
             }
@@ -48,6 +48,18 @@ pub(crate) fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     }
     out.sort();
     Ok(out)
+}
+
+/// Remove the temporary files of checkpoint writes a crash interrupted. Only while nothing
+/// writes checkpoints (at open, holding the directory lock).
+pub(crate) fn remove_leftovers(dir: &Path) -> Result<()> {
+    for e in fs::read_dir(dir).map_err(|e| WealdError::io(dir, e))? {
+        let e = e.map_err(|e| WealdError::io(dir, e))?;
+        if e.file_name().to_string_lossy().ends_with(".tmp") {
+            fs::remove_file(e.path()).map_err(|x| WealdError::io(e.path(), x))?;
+        }
+    }
+    Ok(())
 }
 
 /// Write `graph` as the checkpoint of `meta.version` and install it atomically (`pause`:
@@ -61,6 +73,33 @@ pub(crate) fn write<W: Weight>(
 where
     AnyCsr: From<Csr<W>>,
 {
+    let tmp = write_tmp(dir, graph, meta)?;
+    if let Some(p) = pause {
+        std::thread::sleep(p); // testing: widen the window between writing and installing
+    }
+    install(dir, &tmp, meta.version)
+}
+
+/// Rename a temporary file from [`write_tmp`] to the checkpoint of `version` (replacing one
+/// that exists: both hold the same version) and make the rename durable.
+pub(crate) fn install(dir: &Path, tmp: &Path, version: u64) -> Result<PathBuf> {
+    let path = dir.join(file_name(version));
+    fs::rename(tmp, &path).map_err(|e| WealdError::io(&path, e))?;
+    sync_dir(dir)?;
+    Ok(path)
+}
+
+/// Write the checkpoint of `meta.version` to a new temporary file in `dir`, `fsync`ed; returns
+/// its path (install it with [`install`]).
+pub(crate) fn write_tmp<W: Weight>(
+    dir: &Path,
+    graph: &CTreeGraph<W>,
+    meta: CheckpointMeta,
+) -> Result<PathBuf>
+where
+    AnyCsr: From<Csr<W>>,
+{
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let csr = AnyCsr::from(Csr::from_graph(graph));
     let mut m = Vec::new();
     m.extend_from_slice(&META_MAGIC);
@@ -83,15 +122,17 @@ where
         put_varint(&mut m, a as u64 - prev);
         prev = a as u64;
     }
-    let path = dir.join(file_name(meta.version));
-    let tmp = dir.join(format!("{}.tmp", file_name(meta.version)));
-    binary::write_with_meta(&csr, &tmp, Some(&m), true)?;
-    if let Some(p) = pause {
-        std::thread::sleep(p); // testing: widen the window between writing and installing
+    let unique = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        "{}.{}-{unique}.tmp",
+        file_name(meta.version),
+        std::process::id()
+    ));
+    if let Err(e) = binary::write_with_meta(&csr, &tmp, Some(&m), true) {
+        let _ = fs::remove_file(&tmp); // a partial file holds nothing of use
+        return Err(e);
     }
-    fs::rename(&tmp, &path).map_err(|e| WealdError::io(&path, e))?;
-    sync_dir(dir)?;
-    Ok(path)
+    Ok(tmp)
 }
 
 /// A checkpoint read back: the graph (of the weight type of the file) and its metadata.

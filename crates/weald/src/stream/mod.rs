@@ -28,8 +28,8 @@
 //!
 //! **Checkpoints** run in a background thread on a snapshot (ingest continues), after
 //! `checkpoint_every` updates or on [`Store::checkpoint`]; each is installed atomically
-//! (temporary file, `fsync`, rename, directory `fsync`). The two newest checkpoints are kept
-//! (so a damaged newest one loses nothing) plus pinned ones, and log segments wholly older than
+//! (temporary file, `fsync`, rename, directory `fsync`). The two newest readable checkpoints are
+//! kept (so a damaged newest one loses nothing) plus pinned ones, and log segments wholly older than
 //! the older kept checkpoint are removed.
 //!
 //! **Recovery** ([`Store::open`]): the newest checkpoint that reads back, then every log record

@@ -5,7 +5,7 @@ use super::history::{History, Kept, Retention, VersionInfo};
 use super::replay::Replay;
 use super::update::{BatchBuilder, Update};
 use super::wal::{self, Fsync, Wal, WalOptions};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -486,6 +486,9 @@ struct Shared<W: Weight> {
     pins: Mutex<BTreeMap<String, u64>>,
     stats: Mutex<StreamStats>,
     failed: Mutex<Option<String>>,
+    /// Held while checkpoint files are removed, and while a pin checks for, installs and
+    /// records its checkpoint: a file a pin relies on is never removed under it.
+    checkpoint_files: Mutex<()>,
 }
 
 /// A durable, versioned graph in a data directory: one writer thread applies batches from any
@@ -641,17 +644,23 @@ where
         let ckdir = dir.join("checkpoints");
         let waldir = dir.join("wal");
         let mut report = RecoveryReport::default();
+        // Nothing else writes checkpoints while this process holds the lock.
+        checkpoint::remove_leftovers(&ckdir)?;
         // The newest checkpoint that reads back.
         let mut base = None;
+        let mut unreadable_checkpoints = BTreeSet::new();
         for (v, p) in checkpoint::list(&ckdir)?.into_iter().rev() {
             match checkpoint::read(&p).and_then(|c| from_loaded::<W>(c, &layout)) {
                 Ok((g, meta)) => {
                     base = Some((g, meta, p));
                     break;
                 }
-                Err(e) => report
-                    .bad_checkpoints
-                    .push((p, format!("version {v}: {e}"))),
+                Err(e) => {
+                    unreadable_checkpoints.insert(v);
+                    report
+                        .bad_checkpoints
+                        .push((p, format!("version {v}: {e}")))
+                }
             }
         }
         let Some((graph, meta, ckpath)) = base else {
@@ -795,6 +804,7 @@ where
             pins: Mutex::new(pins),
             stats: Mutex::new(StreamStats::default()),
             failed: Mutex::new(None),
+            checkpoint_files: Mutex::new(()),
         });
         let (tx, rx) = mpsc::channel();
         let max_bytes = (opts
@@ -820,6 +830,7 @@ where
                         checkpoint_waiters: Vec::new(),
                         last_checkpoint: meta.version,
                         max_bytes,
+                        unreadable_checkpoints,
                     }
                     .run()
                 })
@@ -1014,29 +1025,41 @@ where
         }
         let snap = self.snapshot_at(version)?;
         let ckdir = self.shared.dir.join("checkpoints");
-        if !ckdir.join(checkpoint::file_name(version)).exists() {
-            let (time_ns, tag) = self
-                .shared
-                .history
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .kept
-                .get(&version)
-                .map_or((0, 0), |k| (k.time_ns, k.tag));
-            checkpoint::write(
-                &ckdir,
-                snap.graph(),
-                CheckpointMeta {
+        let path = ckdir.join(checkpoint::file_name(version));
+        let mut tmp = None;
+        loop {
+            if tmp.is_none() && !path.exists() {
+                // Written without holding the lock: the writer's clean-up may wait for it.
+                let (time_ns, tag) = self
+                    .shared
+                    .history
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .kept
+                    .get(&version)
+                    .map_or((0, 0), |k| (k.time_ns, k.tag));
+                let meta = CheckpointMeta {
                     version,
                     time_ns,
                     tag,
-                },
-                None,
-            )?;
+                };
+                tmp = Some(checkpoint::write_tmp(&ckdir, snap.graph(), meta)?);
+            }
+            let _files = self
+                .shared
+                .checkpoint_files
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(t) = tmp.take() {
+                checkpoint::install(&ckdir, &t, version)?;
+            } else if !path.exists() {
+                continue; // removed since it was seen (its version was no longer needed)
+            }
+            // The file exists and cannot be removed before the pin is recorded.
+            let mut pins = self.shared.pins.lock().unwrap_or_else(|e| e.into_inner());
+            pins.insert(name.to_string(), version);
+            return write_atomic(&self.shared.dir, "pins", render_pins(&pins).as_bytes());
         }
-        let mut pins = self.shared.pins.lock().unwrap_or_else(|e| e.into_inner());
-        pins.insert(name.to_string(), version);
-        write_atomic(&self.shared.dir, "pins", render_pins(&pins).as_bytes())
     }
 
     /// Remove a pin (its checkpoint is deleted at the next checkpoint unless still needed).
@@ -1187,6 +1210,8 @@ struct Writer<W: Weight> {
     last_checkpoint: u64,
     /// The most update bytes one log record holds.
     max_bytes: usize,
+    /// Versions of the checkpoints recovery found unreadable (still on disk).
+    unreadable_checkpoints: BTreeSet<u64>,
 }
 
 impl<W: Weight> Writer<W>
@@ -1501,13 +1526,15 @@ where
         match r {
             Ok(path) => {
                 self.last_checkpoint = v;
+                // It replaced a damaged checkpoint of the same version, if there was one.
+                self.unreadable_checkpoints.remove(&v);
                 self.emit(Event::CheckpointInstalled(v, path));
                 self.shared
                     .stats
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .checkpoints += 1;
-                // Keep the two newest checkpoints (a damaged newest one then loses nothing)
+                // Keep the two newest readable checkpoints (a damaged newest one then loses nothing)
                 // and pinned ones; the log is kept from the older of the two.
                 if let Err(e) = self.collect_garbage() {
                     self.emit(Event::CheckpointFailed(v, format!("cleaning up: {e}")));
@@ -1533,8 +1560,17 @@ where
         }
     }
 
+    /// Remove the checkpoints older than the two newest readable ones (except pinned ones),
+    /// and the log segments only they needed. Checkpoints recovery could not read do not count
+    /// as readable: with a damaged newest checkpoint, the one before it and the log after it
+    /// stay until two newer checkpoints are installed.
     fn collect_garbage(&mut self) -> Result<()> {
         let ckdir = self.shared.dir.join("checkpoints");
+        let _files = self
+            .shared
+            .checkpoint_files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let list = checkpoint::list(&ckdir)?;
         let pins: Vec<u64> = self
             .shared
@@ -1544,20 +1580,26 @@ where
             .values()
             .copied()
             .collect();
-        let keep_from = list.len().saturating_sub(2);
+        let readable: Vec<u64> = list
+            .iter()
+            .map(|&(v, _)| v)
+            .filter(|v| !self.unreadable_checkpoints.contains(v))
+            .collect();
+        let Some(&keep_from) = readable.len().checked_sub(2).map(|i| &readable[i]) else {
+            return Ok(());
+        };
         let mut removed = false;
-        for (i, (v, p)) in list.iter().enumerate() {
-            if i < keep_from && !pins.contains(v) {
+        for (v, p) in &list {
+            if *v < keep_from && !pins.contains(v) {
                 fs::remove_file(p).map_err(|e| WealdError::io(p, e))?;
+                self.unreadable_checkpoints.remove(v);
                 removed = true;
             }
         }
         if removed {
             wal::sync_dir(&ckdir)?;
         }
-        if let Some(&(older, _)) = list.get(keep_from) {
-            self.wal.remove_through(older)?;
-        }
+        self.wal.remove_through(keep_from)?;
         Ok(())
     }
 }
