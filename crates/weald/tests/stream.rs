@@ -270,6 +270,94 @@ fn torn_tail_is_cut_and_reported() {
         m.apply(u);
     }
     check(s.acquire().graph(), &m, "after continuing");
+    let v = s.version();
+    drop(s);
+    // A crash while a new segment's header was being written can leave it zero-filled, in
+    // whole or in part: the segment holds nothing, which recovery reports and removes.
+    let name = dir.join("wal").join(format!("{:020}.wal", v + 1));
+    // Magic and format version written, the rest of the header still zeros.
+    let mut half = vec![0u8; 32];
+    half[..8].copy_from_slice(b"WEALDWAL");
+    half[8..12].copy_from_slice(&1u32.to_le_bytes());
+    for (i, header) in [vec![0u8; 32], vec![0u8; 20], half].into_iter().enumerate() {
+        fs::write(&name, &header).unwrap();
+        let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+        let d = s
+            .recovery()
+            .dropped
+            .clone()
+            .expect("the torn header is reported");
+        assert!(
+            d.reason.contains("torn segment header"),
+            "{i}: {}",
+            d.reason
+        );
+        assert!(!d.inside);
+        assert_eq!(s.version(), v);
+        check(s.acquire().graph(), &m, "after a torn header");
+        drop(s);
+        assert!(!name.exists() || fs::read(&name).unwrap() != header);
+    }
+}
+
+#[test]
+fn a_log_cut_back_to_its_header_continues_in_place() {
+    // With one record per segment, cutting the last segment's torn record leaves a segment
+    // holding only its header; the log must continue in it rather than "rotate" to a segment
+    // of the same name.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(3_000, 100, 12);
+    let o = StoreOptions {
+        segment_bytes: 1,
+        ..opts(100)
+    };
+    let s = create(&dir, o.clone());
+    feed(&s, &ups[..1_000], 100);
+    s.close().unwrap();
+    let seg = segments(&dir).pop().unwrap();
+    let len = fs::metadata(&seg).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&seg)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ev = events.clone();
+    let o = StoreOptions {
+        on_event: Some(Arc::new(move |e: &Event| {
+            ev.lock().unwrap().push(e.clone())
+        })),
+        ..o
+    };
+    let s = Store::<i32>::open(&dir, o.clone()).unwrap();
+    assert!(s.recovery().dropped.is_some());
+    assert_eq!(fs::metadata(&seg).unwrap().len(), 32);
+    let kept = s.recovery().tag as usize;
+    assert_eq!(kept, 900);
+    let mut m = Model::default();
+    for u in ups[..kept].iter().chain(&ups[1_000..]) {
+        m.apply(u);
+    }
+    // Continue, with checkpoints that remove the log they cover.
+    let p = s.producer();
+    for (i, chunk) in ups[1_000..].chunks(100).enumerate() {
+        p.send_all(chunk.to_vec()).unwrap().wait().unwrap();
+        if i % 7 == 6 {
+            s.checkpoint().unwrap().wait().unwrap();
+        }
+    }
+    assert!(s.failure().is_none());
+    s.close().unwrap();
+    let evs = events.lock().unwrap().clone();
+    assert!(
+        !evs.iter().any(|e| matches!(e, Event::CheckpointFailed(..))),
+        "{evs:?}"
+    );
+    let s = Store::<i32>::open(&dir, o).unwrap();
+    assert!(s.recovery().dropped.is_none(), "{:?}", s.recovery().dropped);
+    check(s.acquire().graph(), &m, "after continuing");
 }
 
 /// Copy a closed store's directory (manifest, log segments, checkpoints) to `to`.

@@ -167,21 +167,8 @@ pub(crate) fn read(path: &Path) -> Result<Loaded> {
         tag: u64_at(28),
     };
     let b = u32::from_le_bytes(m[36..40].try_into().unwrap());
-    let mut pos = 40;
-    let bad = || ferr("the absent-vertex list does not decode");
-    let count = get_varint(&m, &mut pos).ok_or_else(bad)?;
-    if count > (m.len() - pos) as u64 {
-        return Err(bad());
-    }
-    let mut absent = Vec::with_capacity(count as usize);
-    let mut prev = 0u64;
-    for _ in 0..count {
-        prev += get_varint(&m, &mut pos).ok_or_else(bad)?;
-        if prev >= graph.num_vertices() as u64 {
-            return Err(bad());
-        }
-        absent.push(prev as Vertex);
-    }
+    let absent = decode_absent(&m[40..], graph.num_vertices() as u64)
+        .ok_or_else(|| ferr("the absent-vertex list does not decode"))?;
     if b == 0 {
         return Err(ferr("chunk parameter b = 0"));
     }
@@ -193,6 +180,33 @@ pub(crate) fn read(path: &Path) -> Result<Loaded> {
     })
 }
 
+/// Decode the absent-vertex list (a count, then difference-coded ids, strictly increasing and
+/// below `n`); `None` if the bytes are not such a list.
+fn decode_absent(m: &[u8], n: u64) -> Option<Vec<Vertex>> {
+    let mut pos = 0;
+    let count = get_varint(m, &mut pos)?;
+    // Every entry takes at least one byte: do not trust a count the bytes cannot hold.
+    if count > (m.len() - pos) as u64 {
+        return None;
+    }
+    let mut absent = Vec::with_capacity(count as usize);
+    let mut next = 0u64; // the smallest id the next entry may have
+    for i in 0..count {
+        let d = get_varint(m, &mut pos)?;
+        let id = if i == 0 {
+            d
+        } else {
+            (next - 1).checked_add(d)?
+        };
+        if id < next || id >= n {
+            return None;
+        }
+        absent.push(id as Vertex);
+        next = id + 1;
+    }
+    Some(absent)
+}
+
 /// Turn a loaded checkpoint into the C-tree graph it was written from.
 pub(crate) fn to_ctree<W: Weight>(csr: &Csr<W>, b: u32, absent: &[Vertex]) -> CTreeGraph<W> {
     let g = CTreeGraph::from_csr(csr, b);
@@ -200,5 +214,34 @@ pub(crate) fn to_ctree<W: Weight>(csr: &Csr<W>, b: u32, absent: &[Vertex]) -> CT
         g
     } else {
         g.delete_vertices(absent).0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(entries: &[u64]) -> Vec<u8> {
+        let mut m = Vec::new();
+        put_varint(&mut m, entries.len() as u64);
+        for &e in entries {
+            put_varint(&mut m, e);
+        }
+        m
+    }
+
+    #[test]
+    fn absent_list_decodes_and_rejects_what_the_writer_cannot_produce() {
+        assert_eq!(decode_absent(&list(&[]), 10), Some(vec![]));
+        assert_eq!(decode_absent(&list(&[2, 1, 5]), 10), Some(vec![2, 3, 8]));
+        // An id at or past n, a repeated id, an overflowing difference, a short list.
+        assert_eq!(decode_absent(&list(&[2, 8]), 10), None);
+        assert_eq!(decode_absent(&list(&[2, 0]), 10), None);
+        assert_eq!(decode_absent(&list(&[3, u64::MAX]), u64::MAX), None);
+        assert_eq!(decode_absent(&list(&[3, u64::MAX - 2]), u64::MAX), None);
+        let mut short = list(&[1, 1]);
+        short.pop();
+        assert_eq!(decode_absent(&short, 10), None);
+        assert_eq!(decode_absent(&[], 10), None);
     }
 }

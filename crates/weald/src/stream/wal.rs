@@ -211,7 +211,9 @@ impl Wal {
                     file,
                     path: p.clone(),
                     len,
-                    records_in_segment: 1,
+                    // A segment cut back to its header holds no record: rotating away from
+                    // it would create a segment of the same name.
+                    records_in_segment: (len > HEADER as u64) as u64,
                     segments,
                     unsynced: None,
                     written: 0,
@@ -434,8 +436,15 @@ pub(crate) fn read_segment<W: Weight>(path: &Path, first: u64) -> Result<Segment
         path: path.to_path_buf(),
         message,
     };
-    if bytes.len() < 8 || bytes[..8] != MAGIC {
-        if bytes.len() < HEADER && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
+    // A crash while the header was being created can leave it short, or (on file systems
+    // that extend a file before its data reaches the disk) zero-filled in part or whole.
+    // Records are only appended after the header is synced, so such a segment holds nothing.
+    let expected = segment_header(first);
+    let zero_filled = bytes.len() <= HEADER
+        && bytes[..] != expected[..bytes.len()]
+        && bytes.iter().zip(&expected).all(|(&b, &e)| b == e || b == 0);
+    if zero_filled || bytes.len() < 8 || bytes[..8] != MAGIC {
+        if zero_filled || bytes.len() < HEADER && MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
             // A segment whose header write was cut short: it holds nothing.
             return Ok(SegmentScan {
                 records: Vec::new(),
