@@ -48,6 +48,10 @@ pub enum WealdError {
     /// An I/O error not tied to a path.
     #[error(transparent)]
     RawIo(#[from] std::io::Error),
+    /// The work needs more memory than the machine has available (checked up front, from a
+    /// lower bound of what it allocates, so that it fails cleanly instead of being killed).
+    #[error("{0}")]
+    OutOfMemory(String),
 }
 
 impl WealdError {

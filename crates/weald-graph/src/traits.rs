@@ -138,20 +138,7 @@ pub trait Graph: Sync {
 
     /// Number of self loops `v→v` (scans the graph unless the backend knows it).
     fn num_self_loops(&self) -> usize {
-        use rayon::prelude::*;
-        (0..self.num_vertices() as Vertex)
-            .into_par_iter()
-            .map(|v| {
-                let mut c = 0;
-                self.for_each_out(v, |u, _| {
-                    if u == v {
-                        c += 1;
-                    }
-                    u <= v
-                });
-                c
-            })
-            .sum()
+        count_self_loops(self)
     }
 }
 
@@ -234,4 +221,23 @@ impl<G: Graph> EdgeScan for G {
                 });
             });
     }
+}
+
+/// Count the self loops `v→v` of `g` by scanning every vertex's neighbours up to `v`, in
+/// parallel: what [`Graph::num_self_loops`] does unless a backend knows the count.
+pub fn count_self_loops<G: Graph + ?Sized>(g: &G) -> usize {
+    use rayon::prelude::*;
+    (0..g.num_vertices() as Vertex)
+        .into_par_iter()
+        .map(|v| {
+            let mut c = 0;
+            g.for_each_out(v, |u, _| {
+                if u == v {
+                    c += 1;
+                }
+                u <= v
+            });
+            c
+        })
+        .sum()
 }

@@ -32,6 +32,8 @@ pub struct FlatSnapshot<W: Weight = ()> {
     in_deg: Option<Vec<u32>>,
     /// Bit `v` set iff vertex `v` is present (absent vertices have empty slots).
     present: Vec<u64>,
+    /// The number of self loops, counted (by a scan) when first asked for.
+    self_loops: std::sync::OnceLock<usize>,
 }
 
 // SAFETY: the slots alias immutable `Arc`-owned data of `graph`, which this struct owns (so it
@@ -88,6 +90,17 @@ fn flatten<W: Weight>(
 }
 
 impl<W: Weight> FlatSnapshot<W> {
+    /// [`FlatSnapshot::new`], or [`weald_graph::WealdError::OutOfMemory`] if its arrays
+    /// (O(n), n = 1 + the largest vertex id, present or not) certainly cannot fit in memory.
+    pub fn try_new(graph: &CTreeGraph<W>) -> weald_graph::Result<Self> {
+        let n = graph.num_vertices() as u64;
+        let per_vertex = (std::mem::size_of::<CTree<W>>() + std::mem::size_of::<u32>()) as u64;
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, per_vertex), || {
+            format!("a flat snapshot of a graph with vertex ids up to {n}")
+        })?;
+        Ok(Self::new(graph))
+    }
+
     /// Flatten `graph` (an O(1) clone of it is kept).
     pub fn new(graph: &CTreeGraph<W>) -> Self {
         let n = graph.num_vertices();
@@ -102,6 +115,7 @@ impl<W: Weight> FlatSnapshot<W> {
             inn,
             present: bits.into_iter().map(AtomicU64::into_inner).collect(),
             graph: graph.clone(),
+            self_loops: std::sync::OnceLock::new(),
         }
     }
 
@@ -146,6 +160,13 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
     #[inline]
     fn is_directed(&self) -> bool {
         self.graph.is_directed()
+    }
+
+    /// Scanned once (in parallel) and remembered: the snapshot never changes.
+    fn num_self_loops(&self) -> usize {
+        *self
+            .self_loops
+            .get_or_init(|| weald_graph::traits::count_self_loops(self))
     }
 
     #[inline]

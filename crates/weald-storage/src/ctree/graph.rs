@@ -273,8 +273,16 @@ impl<W: Weight> CTreeGraph<W> {
     }
 
     /// Build from a CSR: same vertices, same neighbour lists (and in-trees if the CSR has
-    /// in-arcs). Every vertex `0..n` exists.
+    /// in-arcs). Every vertex `0..n` exists. The parallel arcs of a multigraph CSR are merged
+    /// (a C-tree holds each neighbour once), keeping the smallest weight, the default rule of
+    /// every dedup option; [`CTreeGraph::from_csr_merging`] takes the rule.
     pub fn from_csr(csr: &Csr<W>, b: u32) -> Self {
+        Self::from_csr_merging(csr, b, Combine::Min)
+    }
+
+    /// [`CTreeGraph::from_csr`], merging parallel arcs by `rule` (in CSR order: `First` keeps
+    /// the weight stored first).
+    pub fn from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Self {
         let heads = Heads::new(b);
         let n = csr.num_vertices();
         let build = |get: &Fill<W>| {
@@ -284,6 +292,17 @@ impl<W: Weight> CTreeGraph<W> {
                 .map(|v| {
                     let mut xs = Vec::new();
                     get(v, &mut xs);
+                    if !xs.windows(2).all(|p| p[0].0 < p[1].0) {
+                        // A multigraph (or unsorted) list: sort stably, merge equal ids.
+                        xs.sort_by_key(|&(u, _)| u);
+                        xs.dedup_by(|later, kept| {
+                            let same = later.0 == kept.0;
+                            if same {
+                                kept.1 = kept.1.combine(later.1, rule);
+                            }
+                            same
+                        });
+                    }
                     (v, CTree::build(&xs, v, heads))
                 })
                 .collect();

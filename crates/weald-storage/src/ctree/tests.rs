@@ -1169,3 +1169,49 @@ fn apply_mut_reuses_unshared_nodes_and_copies_shared_ones() {
         .iter()
         .all(|a| !(16..32).contains(&a.0) && !(16..32).contains(&a.1)));
 }
+
+#[test]
+fn from_csr_merges_the_parallel_arcs_of_a_multigraph() {
+    for directed in [false, true] {
+        let mut el = EdgeList::<i32>::new(4);
+        for (u, v, w) in [
+            (0, 1, 5),
+            (0, 1, 2),
+            (0, 1, 9),
+            (2, 2, 4),
+            (2, 2, 1),
+            (1, 3, 7),
+        ] {
+            el.push(u, v, w);
+        }
+        let multi = BuildOptions {
+            directed,
+            dedup: None,
+            ..Default::default()
+        };
+        let (csr, _) = Csr::build(el.clone(), &multi).unwrap();
+        assert_eq!(csr.out_degree(0), 3, "the CSR keeps the parallel arcs");
+        let opts = CTreeOptions {
+            directed,
+            in_edges: true,
+            b: 16,
+        };
+        // (First and Last follow the CSR's order of parallel arcs, not the input's.)
+        for rule in [Combine::Min, Combine::Max, Combine::Sum] {
+            let got = CTreeGraph::from_csr_merging(&csr, 16, rule);
+            got.check();
+            let want = CTreeGraph::from_edge_list(&el, opts, rule).unwrap();
+            assert_eq!(
+                graph_arcs(&got),
+                graph_arcs(&want),
+                "{rule:?} directed={directed}"
+            );
+            assert_eq!(
+                in_arcs(&got),
+                in_arcs(&want),
+                "{rule:?} directed={directed}"
+            );
+            assert_eq!(got.num_arcs(), want.num_arcs());
+        }
+    }
+}

@@ -119,7 +119,10 @@ impl AnyStore {
                 };
                 (
                     snap.version(),
-                    AnyGraph::CTree(AnyFlat::$variant(FlatSnapshot::new(snap.graph())), None),
+                    AnyGraph::CTree(
+                        AnyFlat::$variant(FlatSnapshot::try_new(snap.graph())?),
+                        None,
+                    ),
                 )
             }};
         }
