@@ -123,3 +123,22 @@ def test_weighted_dynamic_graph_and_from_graph(tmp_path):
     dg = weald.DynamicGraph.from_graph(static)
     with dg.snapshot() as s:
         assert np.array_equal(weald.sssp(s, 0), weald.sssp(static, 0))
+
+
+def test_from_graph_merges_the_parallel_edges_of_a_multigraph():
+    multi = weald.Graph.from_edges(
+        [0, 0, 1, 2], [1, 1, 2, 2], weights=np.array([1.0, 3.0, 2.0, 7.0]), dedup=None
+    )
+    assert multi.num_edges == 4
+    for rule, w01 in (("min", 1.0), ("max", 3.0), ("sum", 4.0)):
+        dg = weald.DynamicGraph.from_graph(multi, dedup=rule)
+        with dg.snapshot() as s:
+            assert s.num_edges == 3 and dg.num_edges == 3
+            ns, ws = s.neighbors(0, weights=True)
+            assert ns.tolist() == [1] and ws.tolist() == [w01]
+            assert s.degree().tolist() == [1, 2, 2]  # 2's self loop once
+            assert s.neighbors(2).tolist() == [1, 2]
+        # Later updates see one edge, as in a graph built without duplicates.
+        assert dg.delete_edges([0], [1]).deleted == 1
+        with dg.snapshot() as s:
+            assert s.neighbors(0).tolist() == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,57 @@ def test_empty_graph():
     assert weald.triangle_count(g) == 0
     with pytest.raises(IndexError):
         weald.bfs(g, 0)
+
+
+def test_integers_beyond_64_bits_raise_the_documented_errors(small):
+    # Not PyO3's OverflowError (an ArithmeticError): IndexError for vertices, ValueError else.
+    with pytest.raises(IndexError, match=str(2**70)):
+        weald.bfs(small, 2**70)
+    with pytest.raises(IndexError):
+        small.neighbors(-(2**64))
+    with pytest.raises(ValueError, match="seed"):
+        weald.generate.rmat(4, seed=-1)
+    with pytest.raises(ValueError, match="seed"):
+        weald.mis(small, seed=2**64)
+    with pytest.raises(ValueError, match="num_vertices"):
+        weald.DynamicGraph(2**70)
+    with pytest.raises(ValueError, match="num_vertices"):
+        weald.DynamicGraph(-1)
+    with pytest.raises(ValueError):
+        weald.generate.uniform(-1, 5)
+    with pytest.raises(ValueError):
+        weald.set_num_threads(2**80)
+    assert weald.generate.rmat(4, seed=2**64 - 1).num_vertices == 16
+
+
+def _memory_bytes():
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_sizes_beyond_memory_raise_memoryerror_instead_of_killing_the_process():
+    # Each of these used to be killed by the kernel (or abort) on a 24 GiB machine.
+    with pytest.raises(MemoryError, match="74505"):
+        weald.generate.uniform(10, 10**13)  # 10**13 edges: 75 TB of pairs
+    if _memory_bytes() > 60 << 30:
+        pytest.skip("the rest needs a machine with less than 60 GiB")
+    with pytest.raises(MemoryError, match="vertices"):
+        weald.Graph.from_edges(np.array([0]), np.array([1]), num_vertices=2**32 - 1)
+    with pytest.raises(MemoryError, match="DynamicGraph"):
+        weald.DynamicGraph(2**32 - 2)
+    dg = weald.DynamicGraph()
+    dg.insert_vertices(np.array([2**32 - 2]))  # the vertex tree is sparse: fine
+    with pytest.raises(MemoryError, match="snapshot"):
+        dg.snapshot()  # the flat view is an array over all ids
+    assert dg.num_edges == 0
+
+
+def test_non_finite_weights_are_refused():
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            weald.Graph.from_edges([0, 1], [1, 2], weights=np.array([1.0, bad]))
+        dg = weald.DynamicGraph(weighted=True)
+        with pytest.raises(ValueError, match="finite"):
+            dg.insert_edges([0], [1], w=np.array([bad]))
+        assert dg.version == 0
+    with pytest.raises(ValueError, match="finite"):
+        weald.generate.rmat(4, weights=(0.0, float("inf")))

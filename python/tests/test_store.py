@@ -202,3 +202,55 @@ def test_close_while_another_thread_streams(tmp_path):
     with weald.Store(d) as st2, st2.snapshot() as s:
         for i in done:
             assert i + 1 in set(s.neighbors(i).tolist())
+
+
+def test_close_from_an_argument_conversion_does_not_hang(tmp_path):
+    """An argument whose conversion (__array__) closes the store: the call raises ValueError
+    (closed) instead of waiting forever for itself."""
+
+    for which in ("src", "w"):
+        st = weald.Store(tmp_path / which, weighted=True)
+
+        class Closing:
+            def __array__(self, dtype=None, copy=None):
+                st.close()
+                return np.array([1], dtype=dtype or np.int64)
+
+        src = Closing() if which == "src" else np.array([0])
+        w = Closing() if which == "w" else np.array([1.0])
+        outcome = []
+
+        def call():
+            try:
+                st.insert_edges(src, np.array([2]), w)
+                outcome.append("inserted")
+            except ValueError as e:
+                outcome.append(str(e))
+
+        t = threading.Thread(target=call, daemon=True)
+        t.start()
+        t.join(timeout=60)
+        assert not t.is_alive(), f"insert_edges hung when {which} closed the store"
+        assert outcome and "closed" in outcome[0], outcome
+        with weald.Store(tmp_path / which) as again:
+            assert again.num_edges == 0
+
+
+def test_a_second_close_returns_once_the_store_is_closed(tmp_path):
+    """Two threads closing at once: neither returns before the directory is released."""
+    d = tmp_path / "c.d"
+    st = weald.Store(d)
+    n = 2_000_000
+    src = np.arange(n, dtype=np.int64) % 100_000
+    dst = (src * 7 + 1) % 100_000
+    busy = threading.Thread(target=lambda: st.insert_edges(src, dst))  # ~1 s in flight
+    busy.start()
+    time.sleep(0.2)
+    first = threading.Thread(target=st.close)
+    first.start()
+    time.sleep(0.05)
+    st.close()  # must wait for the first close, which waits for the insert
+    with weald.Store(d) as again:  # the directory is free: no "in use" error
+        assert again.num_edges > 0
+    first.join(timeout=60)
+    busy.join(timeout=60)

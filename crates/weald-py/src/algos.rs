@@ -2,7 +2,7 @@
 //! `weald-algo` function on the concrete graph (via `with_target!`), return numpy arrays
 //! indexed by internal vertex id (scalars as Python numbers).
 
-use crate::convert::vertex_arg;
+use crate::convert::Int;
 use crate::graph::{target_of, Target};
 use crate::pool::compute_sized;
 use numpy::PyArray1;
@@ -11,8 +11,8 @@ use pyo3::types::PyTuple;
 use weald_algo as algo;
 use weald_graph::{DistValue, Vertex, NO_VERTEX};
 
-fn source_of(t: &Target, source: i64) -> PyResult<Vertex> {
-    vertex_arg(source, Some(t.num_vertices()))
+fn source_of(t: &Target, source: Int) -> PyResult<Vertex> {
+    source.vertex(Some(t.num_vertices()))
 }
 
 fn parent_array(p: &[Vertex]) -> Vec<i64> {
@@ -42,7 +42,7 @@ fn parent_array(p: &[Vertex]) -> Vec<i64> {
 fn bfs<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    source: i64,
+    source: Int,
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
@@ -88,7 +88,7 @@ fn bfs<'py>(
 fn betweenness<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    source: i64,
+    source: Int,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
@@ -202,7 +202,7 @@ fn sssp_result<'py>(
 fn sssp<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    source: i64,
+    source: Int,
     delta: Option<f64>,
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -236,7 +236,7 @@ fn sssp<'py>(
 fn bellman_ford<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    source: i64,
+    source: Int,
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
@@ -315,14 +315,16 @@ fn kcore<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
 /// Returns: bool array, True for members. Raises ValueError on a directed graph.
 /// Complexity: O(n + m) expected work, parallel. Example: `weald.mis(g).sum()`.
 #[pyfunction]
-#[pyo3(signature = (graph, seed=1))]
+#[pyo3(signature = (graph, seed=Int::from(1)), text_signature = "(graph, seed=1)")]
 fn mis<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    seed: u64,
+    seed: Int,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let t = target_of(graph)?;
-    let prm = algo::mis::Params { seed };
+    let prm = algo::mis::Params {
+        seed: seed.get("seed")?,
+    };
     let x = compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::mis::run(g, &prm))?.in_set)
     })?;
@@ -339,7 +341,7 @@ fn mis<'py>(
 fn two_hop<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    source: i64,
+    source: Int,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;
     let s = source_of(&t, source)?;
@@ -366,7 +368,7 @@ fn two_hop<'py>(
 fn local_cluster<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
-    seed: i64,
+    seed: Int,
     epsilon: f64,
     steps: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {

@@ -80,7 +80,8 @@ pub enum Weights {
     Float(Vec<f64>),
 }
 
-/// Weights: an integer array (each value must fit in i32) gives `Int`, a float array `Float`.
+/// Weights: an integer array (each value must fit in i32) gives `Int`, a float array `Float`
+/// (each value finite).
 /// `want` forces the kind (`Some(true)`: float, `Some(false)`: int).
 pub fn weights(x: &Bound<'_, PyAny>, want_float: Option<bool>) -> PyResult<Weights> {
     let (a, kind, size) = as_1d(x, "weights")?;
@@ -104,7 +105,14 @@ pub fn weights(x: &Bound<'_, PyAny>, want_float: Option<bool>) -> PyResult<Weigh
     if float {
         let a = contiguous(&a, "float64")?;
         let arr = a.cast::<PyArray1<f64>>()?.readonly();
-        return Ok(Weights::Float(arr.as_slice()?.to_vec()));
+        let s = arr.as_slice()?;
+        if let Some(i) = s.iter().position(|w| !w.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "weights[{i}] is {}: weights must be finite",
+                s[i]
+            )));
+        }
+        return Ok(Weights::Float(s.to_vec()));
     }
     let a = contiguous(&a, if kind == 'u' { "uint64" } else { "int64" })?;
     let too_big = |v: String| {
@@ -142,4 +150,93 @@ pub fn vertex_arg(v: i64, n: Option<usize>) -> PyResult<Vertex> {
         }));
     }
     Ok(v as Vertex)
+}
+
+/// An integer argument of any size. PyO3's own extraction raises `OverflowError` for a value
+/// beyond the Rust type, which is not the `IndexError` (vertex ids) or `ValueError` (sizes,
+/// seeds, versions) the API documents; arguments declared as `Int` are checked here instead.
+#[derive(Clone, Debug)]
+pub struct Int(Result<i128, String>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Int {
+    type Error = PyErr;
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        let too_big = |e: &PyErr| e.is_instance_of::<pyo3::exceptions::PyOverflowError>(py);
+        match obj.extract::<i64>() {
+            Ok(v) => Ok(Int(Ok(v as i128))),
+            Err(e) if too_big(&e) => match obj.extract::<u64>() {
+                Ok(v) => Ok(Int(Ok(v as i128))),
+                Err(e) if too_big(&e) => Ok(Int(Err(obj.str()?.to_string()))),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl From<i64> for Int {
+    fn from(v: i64) -> Self {
+        Int(Ok(v as i128))
+    }
+}
+
+impl Int {
+    /// The value as a `T`, or `ValueError` naming `what` and `T`'s range.
+    pub fn get<T: TryFrom<i128> + num_bounds::Bounded>(&self, what: &str) -> PyResult<T> {
+        self.0
+            .as_ref()
+            .ok()
+            .and_then(|&v| T::try_from(v).ok())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{what} must be in {}..={}, got {}",
+                    T::MIN_TEXT,
+                    T::MAX_TEXT,
+                    self.text()
+                ))
+            })
+    }
+
+    /// A vertex id below `n` (or in the id space), else `IndexError`.
+    pub fn vertex(&self, n: Option<usize>) -> PyResult<Vertex> {
+        match self.0.as_ref().ok().and_then(|&v| i64::try_from(v).ok()) {
+            Some(v) => vertex_arg(v, n),
+            None => Err(PyIndexError::new_err(format!(
+                "vertex {} out of range",
+                self.text()
+            ))),
+        }
+    }
+
+    fn text(&self) -> String {
+        match &self.0 {
+            Ok(v) => v.to_string(),
+            Err(s) => s.clone(),
+        }
+    }
+}
+
+/// The printed range of the integer types [`Int::get`] converts to.
+pub mod num_bounds {
+    pub trait Bounded {
+        const MIN_TEXT: &'static str;
+        const MAX_TEXT: &'static str;
+    }
+    impl Bounded for u64 {
+        const MIN_TEXT: &'static str = "0";
+        const MAX_TEXT: &'static str = "2**64-1";
+    }
+    impl Bounded for usize {
+        const MIN_TEXT: &'static str = "0";
+        const MAX_TEXT: &'static str = "2**64-1";
+    }
+    impl Bounded for u32 {
+        const MIN_TEXT: &'static str = "0";
+        const MAX_TEXT: &'static str = "2**32-1";
+    }
+    impl Bounded for i64 {
+        const MIN_TEXT: &'static str = "-2**63";
+        const MAX_TEXT: &'static str = "2**63-1";
+    }
 }

@@ -1,7 +1,7 @@
 //! `weald.DynamicGraph` (a versioned C-tree store: batch updates, O(1) snapshots) and
 //! `weald.Snapshot` (one version; a `Graph`, so every algorithm runs on it).
 
-use crate::convert::{self, Weights};
+use crate::convert::{self, Int, Weights};
 use crate::graph::{parse_combine, target_of, Graph, SnapData, Target};
 use crate::pool::{compute, compute_sized};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -110,8 +110,12 @@ impl From<CTreeGraph<f64>> for AnyVersioned {
     }
 }
 
-/// A C-tree copy of any graph (every vertex `0..n` present).
-fn ctree_of<G: weald_graph::Graph>(g: &G, b: u32) -> weald_graph::Result<CTreeGraph<G::W>> {
+/// A C-tree copy of any graph (every vertex `0..n` present; parallel edges merged by `rule`).
+fn ctree_of<G: weald_graph::Graph>(
+    g: &G,
+    b: u32,
+    rule: Combine,
+) -> weald_graph::Result<CTreeGraph<G::W>> {
     let directed = g.is_directed();
     let mut el = weald_graph::EdgeList::new(g.num_vertices());
     for u in 0..g.num_vertices() as Vertex {
@@ -127,27 +131,27 @@ fn ctree_of<G: weald_graph::Graph>(g: &G, b: u32) -> weald_graph::Result<CTreeGr
         in_edges: true,
         b,
     };
-    CTreeGraph::from_edge_list(&el, opts, Combine::Min)
+    CTreeGraph::from_edge_list(&el, opts, rule)
 }
 
-fn snapshot_of(v: &AnyVersioned) -> SnapData {
-    match v {
+fn snapshot_of(v: &AnyVersioned) -> weald_graph::Result<SnapData> {
+    Ok(match v {
         AnyVersioned::Unweighted(g) => {
             let s = g.acquire();
-            let f = FlatSnapshot::new(s.graph());
+            let f = FlatSnapshot::try_new(s.graph())?;
             SnapData::Unweighted(s, f)
         }
         AnyVersioned::Int(g) => {
             let s = g.acquire();
-            let f = FlatSnapshot::new(s.graph());
+            let f = FlatSnapshot::try_new(s.graph())?;
             SnapData::Int(s, f)
         }
         AnyVersioned::Float(g) => {
             let s = g.acquire();
-            let f = FlatSnapshot::new(s.graph());
+            let f = FlatSnapshot::try_new(s.graph())?;
             SnapData::Float(s, f)
         }
-    }
+    })
 }
 
 /// Pair endpoints (and weights) into the batch's triples.
@@ -251,16 +255,20 @@ pub(crate) fn weight_kind(w: Option<&Bound<'_, PyAny>>) -> PyResult<Option<bool>
 #[pymethods]
 impl DynamicGraph {
     #[new]
-    #[pyo3(signature = (num_vertices=0, *, directed=false, weighted=None, dedup="min"))]
+    #[pyo3(
+        signature = (num_vertices=Int::from(0), *, directed=false, weighted=None, dedup="min"),
+        text_signature = "(num_vertices=0, *, directed=False, weighted=None, dedup='min')"
+    )]
     fn new(
         py: Python<'_>,
-        num_vertices: i64,
+        num_vertices: Int,
         directed: bool,
         weighted: Option<&Bound<'_, PyAny>>,
         dedup: &str,
     ) -> PyResult<Self> {
         let rule = parse_combine(Some(dedup))?.unwrap_or_default();
-        if num_vertices < 0 || num_vertices >= u32::MAX as i64 {
+        let num_vertices: u32 = num_vertices.get("num_vertices")?;
+        if num_vertices == u32::MAX {
             return Err(PyValueError::new_err(format!(
                 "num_vertices must be in 0..2^32-1, got {num_vertices}"
             )));
@@ -271,6 +279,11 @@ impl DynamicGraph {
             ..CTreeOptions::default()
         };
         let n = num_vertices as Vertex;
+        // Measured: ~26 bytes per vertex (the id list and the vertex tree).
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n as u64, 16), || {
+            format!("a DynamicGraph of {n} vertices")
+        })
+        .map_err(|e| crate::errors::to_pyerr(py, e))?;
         let inner = compute(py, move || {
             let all: Vec<Vertex> = (0..n).collect();
             Ok(match kind {
@@ -293,7 +306,9 @@ impl DynamicGraph {
     }
 
     /// A DynamicGraph holding a copy of `graph` (a static Graph: O(n + m) build; a Snapshot:
-    /// O(1), sharing its trees) as version 0. Its weight type and directedness are kept.
+    /// O(1), sharing its trees) as version 0. Its weight type and directedness are kept. A
+    /// DynamicGraph holds each edge once: the parallel edges of a multigraph (a Graph built
+    /// with `dedup=None`) are merged, their weights combined by `dedup`.
     ///
     /// Example: `dg = weald.DynamicGraph.from_graph(weald.read("facebook_combined.txt.gz"))`
     #[staticmethod]
@@ -309,12 +324,14 @@ impl DynamicGraph {
                 Target::Static(a) => {
                     if let weald::AnyGraph::Csr(c) = &**a {
                         return Ok(match c {
-                            AnyCsr::Unweighted(c) => CTreeGraph::from_csr(c, b).into(),
-                            AnyCsr::Int(c) => CTreeGraph::from_csr(c, b).into(),
-                            AnyCsr::Float(c) => CTreeGraph::from_csr(c, b).into(),
+                            AnyCsr::Unweighted(c) => {
+                                CTreeGraph::from_csr_merging(c, b, rule).into()
+                            }
+                            AnyCsr::Int(c) => CTreeGraph::from_csr_merging(c, b, rule).into(),
+                            AnyCsr::Float(c) => CTreeGraph::from_csr_merging(c, b, rule).into(),
                         });
                     }
-                    weald::with_graph!(&**a, g => ctree_of(g, b)?.into())
+                    weald::with_graph!(&**a, g => ctree_of(g, b, rule)?.into())
                 }
                 Target::Snap(s) => match &**s {
                     SnapData::Unweighted(s, _) => {
@@ -473,7 +490,7 @@ impl DynamicGraph {
     /// Taking it is O(1) for the version plus O(n) to flatten the vertex array.
     fn snapshot(&self, py: Python<'_>) -> PyResult<Py<Snapshot>> {
         let inner = &self.inner;
-        let data = compute(py, move || Ok(snapshot_of(inner)))?;
+        let data = compute(py, move || snapshot_of(inner))?;
         new_snapshot(py, data)
     }
 
@@ -489,10 +506,12 @@ impl DynamicGraph {
         with_versioned!(&self.inner, g => g.acquire().num_vertices())
     }
 
-    /// Number of edges of the latest version (undirected edges once).
+    /// Number of edges of the latest version (undirected edges once). O(1) for a directed
+    /// graph; an undirected one's self loops are counted (in parallel, without the GIL).
     #[getter]
-    fn num_edges(&self) -> usize {
-        with_versioned!(&self.inner, g => g.acquire().num_edges())
+    fn num_edges(&self, py: Python<'_>) -> usize {
+        let inner = &self.inner;
+        py.detach(|| with_versioned!(inner, g => g.acquire().num_edges()))
     }
 
     /// Number of stored arcs of the latest version.
@@ -515,11 +534,11 @@ impl DynamicGraph {
         self.num_vertices()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "<weald.DynamicGraph n={} m={} {} weighted={} backend=ctree version={}>",
             self.num_vertices(),
-            self.num_edges(),
+            self.num_edges(py),
             if self.is_directed() {
                 "directed"
             } else {

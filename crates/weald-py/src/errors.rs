@@ -8,9 +8,11 @@
 //! | `VertexOutOfRange` | `IndexError` |
 //! | `NegativeCycle` | `weald.NegativeCycleError(ValueError)` with `.source` |
 //! | `Invalid`, `WeightMismatch`, `Unsupported` | `ValueError` |
+//! | `OutOfMemory` | `MemoryError` |
+//! | `Unavailable` | `RuntimeError` |
 
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyIndexError, PyOSError, PyRuntimeError, PyValueError,
+    PyFileNotFoundError, PyIndexError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
 use std::path::Path;
@@ -101,6 +103,7 @@ pub fn to_pyerr(py: Python<'_>, e: WealdError) -> PyErr {
             PyValueError::new_err(msg)
         }
         WealdError::Unavailable(_) => PyRuntimeError::new_err(msg),
+        WealdError::OutOfMemory(_) => PyMemoryError::new_err(msg),
     }
 }
 

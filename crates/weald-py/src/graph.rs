@@ -2,7 +2,7 @@
 //! Python layer erases graph types (static graphs via the facade's `with_graph!`, C-tree
 //! snapshots via their flat view).
 
-use crate::convert::{self, Weights};
+use crate::convert::{self, Int, Weights};
 use crate::pool::{compute, compute_sized};
 use numpy::PyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -369,10 +369,13 @@ impl Graph {
         Ok(self.target()?.num_vertices())
     }
 
-    /// Number of edges: undirected edges (a self loop counts once) or directed arcs.
+    /// Number of edges: undirected edges (a self loop counts once) or directed arcs. O(1),
+    /// except for an undirected snapshot, whose self loops are counted (in parallel, without
+    /// the GIL) the first time.
     #[getter]
-    fn num_edges(&self) -> PyResult<usize> {
-        Ok(with_target!(&self.target()?, g => g.num_edges()))
+    fn num_edges(&self, py: Python<'_>) -> PyResult<usize> {
+        let t = self.target()?;
+        Ok(py.detach(|| with_target!(&t, g => g.num_edges())))
     }
 
     /// Number of stored arcs (about 2 * num_edges for an undirected graph).
@@ -426,12 +429,13 @@ impl Graph {
         self.num_vertices()
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         match self.target() {
             Err(_) => "<weald.Snapshot (released)>".into(),
             Ok(t) => {
-                let (n, m, dir) =
-                    with_target!(&t, g => (g.num_vertices(), g.num_edges(), g.is_directed()));
+                let (n, m, dir) = py.detach(
+                    || with_target!(&t, g => (g.num_vertices(), g.num_edges(), g.is_directed())),
+                );
                 let ver = match &t {
                     Target::Snap(s) => format!(" version={}", s.version()),
                     Target::Static(_) => String::new(),
@@ -490,11 +494,11 @@ impl Graph {
     fn neighbors<'py>(
         &self,
         py: Python<'py>,
-        v: i64,
+        v: Int,
         weights: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.target()?;
-        let v = convert::vertex_arg(v, Some(t.num_vertices()))?;
+        let v = v.vertex(Some(t.num_vertices()))?;
         let (ns, ws) = with_target!(&t, g => {
             let mut ns = Vec::with_capacity(g.out_degree(v));
             let mut ws = Vec::new();
@@ -662,7 +666,13 @@ fn add_weights(
             if a.is_instance_of::<PyInt>() && b.is_instance_of::<PyInt>() {
                 R::Int(a.extract()?, b.extract()?)
             } else {
-                R::Float(a.extract()?, b.extract()?)
+                let (lo, hi): (f64, f64) = (a.extract()?, b.extract()?);
+                if !lo.is_finite() || !hi.is_finite() {
+                    return Err(PyValueError::new_err(format!(
+                        "weights must be a pair of finite numbers, got ({lo}, {hi})"
+                    )));
+                }
+                R::Float(lo, hi)
             }
         }
     };
@@ -702,21 +712,31 @@ fn gen_opts(directed: bool) -> BuildOptions {
 ///
 /// Complexity: O(m log n), parallel. Example: `g = weald.generate.rmat(12)`.
 #[pyfunction]
-#[pyo3(signature = (scale, edge_factor=16, seed=1, directed=false, weights=None))]
+#[pyo3(
+    signature = (scale, edge_factor=Int::from(16), seed=Int::from(1), directed=false, weights=None),
+    text_signature = "(scale, edge_factor=16, seed=1, directed=False, weights=None)"
+)]
 pub fn rmat(
     py: Python<'_>,
-    scale: u32,
-    edge_factor: u32,
-    seed: u64,
+    scale: Int,
+    edge_factor: Int,
+    seed: Int,
     directed: bool,
     weights: Option<&Bound<'_, PyTuple>>,
 ) -> PyResult<Graph> {
+    let (scale, edge_factor): (u32, u32) = (scale.get("scale")?, edge_factor.get("edge_factor")?);
+    let seed: u64 = seed.get("seed")?;
     if scale > 31 {
         return Err(PyValueError::new_err(format!(
             "scale must be at most 31, got {scale}"
         )));
     }
+    let m = (edge_factor as u64) << scale;
     let el = compute(py, move || {
+        // The generated pairs alone take 8 bytes per edge.
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(m, 8), || {
+            format!("generating {m} R-MAT edges")
+        })?;
         Ok(weald_io::gen::rmat(&weald_io::gen::RmatParams {
             scale,
             edge_factor,
@@ -733,21 +753,28 @@ pub fn rmat(
 /// Args: n, m, seed, directed, weights (as for `rmat`).
 /// Complexity: O(m log m), parallel. Example: `g = weald.generate.uniform(1000, 5000)`.
 #[pyfunction]
-#[pyo3(signature = (n, m, seed=1, directed=false, weights=None))]
+#[pyo3(
+    signature = (n, m, seed=Int::from(1), directed=false, weights=None),
+    text_signature = "(n, m, seed=1, directed=False, weights=None)"
+)]
 pub fn uniform(
     py: Python<'_>,
-    n: u64,
-    m: u64,
-    seed: u64,
+    n: Int,
+    m: Int,
+    seed: Int,
     directed: bool,
     weights: Option<&Bound<'_, PyTuple>>,
 ) -> PyResult<Graph> {
+    let (n, m, seed): (u64, u64, u64) = (n.get("n")?, m.get("m")?, seed.get("seed")?);
     if n >= u32::MAX as u64 {
         return Err(PyValueError::new_err(format!(
             "n must be below 2^32 - 1, got {n}"
         )));
     }
     let el = compute(py, move || {
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(m, 8), || {
+            format!("generating {m} uniform edges")
+        })?;
         Ok(weald_io::gen::uniform(n as usize, m as usize, seed))
     })?;
     add_weights(el, weights, seed, gen_opts(directed), py)

@@ -103,7 +103,8 @@ where
 ///     >>> weald.set_num_threads(2); weald.get_num_threads()
 ///     2
 #[pyfunction]
-pub fn set_num_threads(py: Python<'_>, k: i64) -> PyResult<()> {
+pub fn set_num_threads(py: Python<'_>, k: crate::convert::Int) -> PyResult<()> {
+    let k: i64 = k.get("the number of threads")?;
     if !(1..=4096).contains(&k) {
         return Err(PyValueError::new_err(format!(
             "number of threads must be in 1..=4096, got {k}"

@@ -1,7 +1,7 @@
 //! `weald.Store`: the durable streaming store (`weald::stream`) — a data directory with a
 //! write-ahead log, checkpoints, recovery and historical versions — from Python.
 
-use crate::convert::{self, Weights};
+use crate::convert::{self, Int, Weights};
 use crate::dynamic::{new_snapshot, weight_kind, Snapshot};
 use crate::errors::to_pyerr;
 use crate::graph::{parse_combine, target_of, SnapData, Target};
@@ -9,8 +9,9 @@ use crate::pool::compute;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::cell::Cell;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 use weald::stream::{
     AnyStore, Fsync, Layout, Producer, RecoveryReport, Retention, StoreOptions, StreamStats,
@@ -43,21 +44,21 @@ enum AnySnap {
 
 impl AnySnap {
     /// The flat view algorithms run on: O(n), so the caller runs it without the GIL.
-    fn flatten(self) -> SnapData {
-        match self {
+    fn flatten(self) -> weald_graph::Result<SnapData> {
+        Ok(match self {
             AnySnap::Unweighted(s) => {
-                let f = FlatSnapshot::new(s.graph());
+                let f = FlatSnapshot::try_new(s.graph())?;
                 SnapData::Unweighted(s, f)
             }
             AnySnap::Int(s) => {
-                let f = FlatSnapshot::new(s.graph());
+                let f = FlatSnapshot::try_new(s.graph())?;
                 SnapData::Int(s, f)
             }
             AnySnap::Float(s) => {
-                let f = FlatSnapshot::new(s.graph());
+                let f = FlatSnapshot::try_new(s.graph())?;
                 SnapData::Float(s, f)
             }
-        }
+        })
     }
 }
 
@@ -108,6 +109,11 @@ pub struct Store {
     /// `None` once closed. The mutex is only held to clone or take the `Arc` — never across a
     /// wait or a GIL acquisition — so no thread can wait for the GIL while holding it.
     inner: Mutex<Option<Arc<Open>>>,
+    /// Held by `close` for the whole of closing, so a second `close` returns only once the
+    /// store is closed.
+    closing: Mutex<()>,
+    /// The weight type (`None`: unweighted, `Some(true)`: float), fixed at open.
+    weight_kind: Option<bool>,
     path: PathBuf,
 }
 
@@ -240,6 +246,11 @@ fn stats_dict<'py>(py: Python<'py>, s: &StreamStats) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
+thread_local! {
+    /// Calls on a store (any store) in progress on this thread, each holding its store open.
+    static IN_FLIGHT: Cell<usize> = const { Cell::new(0) };
+}
+
 impl Store {
     fn open(&self) -> Option<Arc<Open>> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -249,13 +260,23 @@ impl Store {
     /// reference count, not the lock: `close` waits (without the GIL) for calls in flight.
     fn with_open<T>(&self, f: impl FnOnce(&AnyStore, &AnyProducer) -> PyResult<T>) -> PyResult<T> {
         match self.open() {
-            Some(o) => f(&o.store, &o.producer),
+            Some(o) => {
+                struct InFlight;
+                impl Drop for InFlight {
+                    fn drop(&mut self) {
+                        IN_FLIGHT.with(|c| c.set(c.get() - 1));
+                    }
+                }
+                IN_FLIGHT.with(|c| c.set(c.get() + 1));
+                let _in_flight = InFlight;
+                f(&o.store, &o.producer)
+            }
             None => Err(closed_error()),
         }
     }
 
     fn snapshot_py(py: Python<'_>, snap: AnySnap) -> PyResult<Py<Snapshot>> {
-        let data = compute(py, move || Ok(snap.flatten()))?;
+        let data = compute(py, move || snap.flatten())?;
         new_snapshot(py, data)
     }
 }
@@ -349,8 +370,15 @@ impl Store {
             })
             .map_err(|e| to_pyerr(py, e))?;
         let producer = producer_of(&store);
+        let weight_kind = match &store {
+            AnyStore::Unweighted(_) => None,
+            AnyStore::Int(_) => Some(false),
+            AnyStore::Float(_) => Some(true),
+        };
         Ok(Store {
             inner: Mutex::new(Some(Arc::new(Open { store, producer }))),
+            closing: Mutex::new(()),
+            weight_kind,
             path,
         })
     }
@@ -379,38 +407,40 @@ impl Store {
         let (s, d) = pairs_checked(src, dst)?;
         let w = w.filter(|w| !w.is_none());
         let n = s.len();
-        let weights = |float: bool| -> PyResult<Option<Weights>> {
-            let Some(w) = w else { return Ok(None) };
-            let x = convert::weights(w, Some(float))?;
-            let len = match &x {
-                Weights::Int(v) => v.len(),
-                Weights::Float(v) => v.len(),
-            };
-            if len != n {
-                return Err(PyValueError::new_err(format!(
-                    "w has {len} entries but there are {n} edges"
-                )));
+        // Every argument is converted before the store is held: converting runs Python code
+        // (e.g. an `__array__` method), which could close the store.
+        let w = match (w, self.weight_kind) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(PyValueError::new_err(
+                    "this store is unweighted; create it with weighted=True to pass w",
+                ))
             }
-            Ok(Some(x))
-        };
-        self.with_open(|_, p| match p {
-            AnyProducer::Unweighted(p) => {
-                if w.is_some() {
-                    return Err(PyValueError::new_err(
-                        "this store is unweighted; create it with weighted=True to pass w",
-                    ));
+            (Some(w), Some(float)) => {
+                let x = convert::weights(w, Some(float))?;
+                let len = match &x {
+                    Weights::Int(v) => v.len(),
+                    Weights::Float(v) => v.len(),
+                };
+                if len != n {
+                    return Err(PyValueError::new_err(format!(
+                        "w has {len} entries but there are {n} edges"
+                    )));
                 }
-                send(py, p, edge_inserts(s, d, None, ()), wait)
+                Some(x)
             }
-            AnyProducer::Int(p) => {
-                let w = match weights(false)? {
+        };
+        self.with_open(|_, p| match (p, w) {
+            (AnyProducer::Unweighted(p), _) => send(py, p, edge_inserts(s, d, None, ()), wait),
+            (AnyProducer::Int(p), w) => {
+                let w = match w {
                     Some(Weights::Int(w)) => Some(w),
                     _ => None,
                 };
                 send(py, p, edge_inserts(s, d, w, 1), wait)
             }
-            AnyProducer::Float(p) => {
-                let w = match weights(true)? {
+            (AnyProducer::Float(p), w) => {
+                let w = match w {
                     Some(Weights::Float(w)) => Some(w),
                     _ => None,
                 };
@@ -525,7 +555,8 @@ impl Store {
     /// pinned one (read back from its checkpoint). Raises ValueError for any other version.
     ///
     /// Example: `with st.snapshot_at(3) as old: ...`
-    fn snapshot_at(&self, py: Python<'_>, version: u64) -> PyResult<Py<Snapshot>> {
+    fn snapshot_at(&self, py: Python<'_>, version: Int) -> PyResult<Py<Snapshot>> {
+        let version: u64 = version.get("version")?;
         let snap = self.with_open(|s, _| {
             py.detach(|| -> Result<AnySnap, WealdError> {
                 Ok(match s {
@@ -591,7 +622,8 @@ impl Store {
     /// Keep `version` under `name`, also across restarts (it is written as a checkpoint).
     ///
     /// Example: `st.pin("before-import", st.version)`
-    fn pin(&self, py: Python<'_>, name: &str, version: u64) -> PyResult<()> {
+    fn pin(&self, py: Python<'_>, name: &str, version: Int) -> PyResult<()> {
+        let version: u64 = version.get("version")?;
         self.with_open(|s, _| {
             py.detach(|| with_store!(s, s => s.pin(name, version)))
                 .map_err(|e| to_pyerr(py, e))
@@ -657,10 +689,11 @@ impl Store {
         self.with_open(|s, _| Ok(with_store!(s, s => s.acquire().num_vertices())))
     }
 
-    /// Edges of the newest version (undirected edges once).
+    /// Edges of the newest version (undirected edges once; an undirected graph's self loops
+    /// are counted, in parallel, without the GIL).
     #[getter]
-    fn num_edges(&self) -> PyResult<usize> {
-        self.with_open(|s, _| Ok(with_store!(s, s => s.acquire().num_edges())))
+    fn num_edges(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with_open(|s, _| Ok(py.detach(|| with_store!(s, s => s.acquire().num_edges()))))
     }
 
     /// True once closed.
@@ -672,6 +705,23 @@ impl Store {
     /// Stop the writer, sync the log and release the directory (idempotent). Snapshots taken
     /// before stay usable. Later calls on the store raise ValueError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if IN_FLIGHT.with(|c| c.get()) > 0 {
+            // Called from inside a call on a store on this thread (Python code it ran, e.g. a
+            // finalizer): that call holds the store, so waiting for it would never end. New
+            // calls now see a closed store; the store closes (log synced, directory
+            // released) when the calls in flight end.
+            drop(self.inner.lock().unwrap_or_else(|e| e.into_inner()).take());
+            return Ok(());
+        }
+        let _closing = loop {
+            match self.closing.try_lock() {
+                Ok(g) => break g,
+                Err(TryLockError::Poisoned(e)) => break e.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    py.detach(|| std::thread::sleep(Duration::from_millis(1)))
+                }
+            }
+        };
         let Some(mut open) = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take() else {
             return Ok(());
         };
@@ -703,17 +753,19 @@ impl Store {
         Ok(false)
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         match self.open() {
             None => format!("<weald.Store {} closed>", self.path.display()),
             Some(o) => {
                 let s = &o.store;
+                // Counting an undirected graph's edges scans for self loops: not under the GIL.
+                let m = py.detach(|| with_store!(s, s => s.acquire().num_edges()));
                 format!(
                     "<weald.Store {} version={} n={} m={} {} weights={}>",
                     self.path.display(),
                     with_store!(s, s => s.version()),
                     with_store!(s, s => s.acquire().num_vertices()),
-                    with_store!(s, s => s.acquire().num_edges()),
+                    m,
                     if s.manifest().layout.directed {
                         "directed"
                     } else {
