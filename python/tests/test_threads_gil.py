@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
+
 import weald
 
 
@@ -51,3 +53,31 @@ def test_python_thread_runs_during_call():
     stop.set()
     t.join()
     assert any(t0 < x < t1 for x in ticks)
+
+
+def test_two_threads_updating_one_graph_do_not_hang():
+    """Two Python threads inserting into one DynamicGraph at once (each batch large enough to
+    run on the worker pool): both finish, and every edge is there. This hung before updates
+    took a per-graph turn outside the pool (a pool thread waiting inside one batch picked up
+    the other thread's batch, which waited for the lock its own thread held)."""
+    dg = weald.DynamicGraph()
+    n, rounds = 5_000, 20
+    errors = []
+
+    def writer(k):
+        try:
+            for r in range(rounds):
+                src = np.arange(n, dtype=np.int64) + k * 1_000_000
+                dg.insert_edges(src, src + 1 + r)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    ts = [threading.Thread(target=writer, args=(k,), daemon=True) for k in (0, 1)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in ts), "two threads updating one graph hung"
+    assert not errors, errors
+    assert dg.version == 2 * rounds
+    assert dg.num_edges == 2 * n * rounds

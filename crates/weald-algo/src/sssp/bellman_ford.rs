@@ -15,7 +15,7 @@
 
 use super::{relax_frontier, require_weighted, shortest_path_parents, DistOf, Output, Slots, Wide};
 use rayon::prelude::*;
-use weald_graph::{Graph, Result, Vertex, WealdError};
+use weald_graph::{Graph, Result, Vertex, WealdError, Weight};
 
 /// Parameters of Bellman-Ford (none yet).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,11 +34,29 @@ pub fn run<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Output<Di
 /// The distances alone (`D::INF` for unreached vertices): [`run`] without the tree.
 ///
 /// Errors: `WeightMismatch` on an unweighted graph, `VertexOutOfRange` for a bad source,
-/// `NegativeCycle` if a negative cycle is reachable from the source.
+/// `Invalid` for a NaN weight (no distance through it would be defined), `NegativeCycle` if a
+/// negative cycle is reachable from the source.
 pub fn distances<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Vec<DistOf<G>>> {
     require_weighted::<G>("bellman-ford")?;
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
+    if g.weight_summary().nan {
+        let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
+            let mut found = None;
+            g.for_each_out(u, |v, w| {
+                if w.to_f64().is_nan() {
+                    found = Some((u, v));
+                    return false;
+                }
+                true
+            });
+            found
+        });
+        let (u, v) = bad.expect("a NaN weight was seen");
+        return Err(WealdError::Invalid(format!(
+            "bellman-ford needs numeric weights, but arc {u}→{v} has weight NaN"
+        )));
+    }
     let dist = Wide::new::<DistOf<G>>(n, source);
     let mut frontier = vec![source];
     for _round in 0..n {

@@ -485,6 +485,11 @@ fn weight_stats_and_bad_weights() {
         matches!(&err, WealdError::Invalid(m) if m.contains("1→2")),
         "{err}"
     );
+    let err = bellman_ford::run(&g, 0, &Default::default()).unwrap_err();
+    assert!(
+        matches!(&err, WealdError::Invalid(m) if m.contains("1→2") && m.contains("NaN")),
+        "{err}"
+    );
     let g = graph::<i32>(false, 3, &[(0, 1, 4), (1, 2, -7)]);
     let s = weight_stats(&g);
     assert_eq!((s.min, s.max, s.arcs), (-7.0, 4.0, 4));

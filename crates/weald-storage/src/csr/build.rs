@@ -76,12 +76,6 @@ impl<W: Weight> Csr<W> {
                 "{num_vertices} vertices exceed the u32 id space"
             )));
         }
-        if let Some(i) = super::first_non_finite(&weights) {
-            return Err(WealdError::Invalid(format!(
-                "edge {i} has weight {:?}: weights must be finite",
-                weights[i]
-            )));
-        }
         // The offsets array alone takes 8 bytes per vertex.
         weald_graph::mem::ensure_fits(
             weald_graph::mem::bytes_for(num_vertices as u64 + 1, 8),

@@ -22,17 +22,6 @@ pub struct Adjacency<W: Weight> {
     pub weights: Vec<W>,
 }
 
-/// The index of the first weight that is NaN or infinite (float weights only), if any:
-/// distances, comparisons and merges assume finite weights.
-pub fn first_non_finite<W: Weight>(weights: &[W]) -> Option<usize> {
-    if !W::WEIGHTED {
-        return None;
-    }
-    weights
-        .par_iter()
-        .with_min_len(4096)
-        .position_first(|w| !w.to_f64().is_finite())
-}
 impl<W: Weight> Adjacency<W> {
     #[inline]
     fn range(&self, v: Vertex) -> std::ops::Range<usize> {
@@ -88,12 +77,6 @@ impl<W: Weight> Adjacency<W> {
         }
         if W::WEIGHTED && self.weights.len() != self.targets.len() {
             return Err("weights and targets differ in length".into());
-        }
-        if let Some(i) = first_non_finite(&self.weights) {
-            return Err(format!(
-                "weight {i} is {:?}: weights must be finite",
-                self.weights[i]
-            ));
         }
         let bad_offsets = self.offsets.par_windows(2).any(|w| w[0] > w[1]);
         if bad_offsets {
