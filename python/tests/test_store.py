@@ -254,3 +254,17 @@ def test_a_second_close_returns_once_the_store_is_closed(tmp_path):
         assert again.num_edges > 0
     first.join(timeout=60)
     busy.join(timeout=60)
+
+
+def test_a_multigraph_base_is_merged_by_the_store_rule(tmp_path):
+    multi = weald.Graph.from_edges(
+        [0, 0, 1], [1, 1, 2], weights=np.array([1.0, 3.0, 2.0]), dedup=None
+    )
+    with weald.Store(tmp_path / "m.d", base=multi, dedup="sum") as st:
+        assert st.num_edges == 2
+        with st.snapshot() as s:
+            ns, ws = s.neighbors(0, weights=True)
+            assert ns.tolist() == [1] and ws.tolist() == [4.0]
+            assert s.degree().tolist() == [1, 2, 1]
+    with weald.Store(tmp_path / "m.d") as st, st.snapshot() as s:
+        assert s.neighbors(0, weights=True)[1].tolist() == [4.0]

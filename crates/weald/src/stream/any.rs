@@ -56,7 +56,8 @@ impl AnyStore {
         where
             AnyCsr: From<Csr<W>>,
         {
-            let g = base.map(|c| CTreeGraph::from_csr(c, layout.b));
+            // Parallel arcs of a multigraph base are merged by the store's own rule.
+            let g = base.map(|c| CTreeGraph::from_csr_merging(c, layout.b, layout.combine));
             Store::create(dir, layout, g, opts)
         }
         if let Some(b) = base {
