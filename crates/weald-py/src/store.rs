@@ -9,7 +9,7 @@ use crate::pool::compute;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
@@ -247,11 +247,16 @@ fn stats_dict<'py>(py: Python<'py>, s: &StreamStats) -> PyResult<Bound<'py, PyDi
 }
 
 thread_local! {
-    /// Calls on a store (any store) in progress on this thread, each holding its store open.
-    static IN_FLIGHT: Cell<usize> = const { Cell::new(0) };
+    /// The stores (by address) with a call in progress on this thread, each call holding its
+    /// store open.
+    static IN_FLIGHT: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Store {
+    fn id(&self) -> usize {
+        self as *const Store as usize
+    }
+
     fn open(&self) -> Option<Arc<Open>> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -264,10 +269,10 @@ impl Store {
                 struct InFlight;
                 impl Drop for InFlight {
                     fn drop(&mut self) {
-                        IN_FLIGHT.with(|c| c.set(c.get() - 1));
+                        IN_FLIGHT.with(|c| c.borrow_mut().pop());
                     }
                 }
-                IN_FLIGHT.with(|c| c.set(c.get() + 1));
+                IN_FLIGHT.with(|c| c.borrow_mut().push(self.id()));
                 let _in_flight = InFlight;
                 f(&o.store, &o.producer)
             }
@@ -705,12 +710,13 @@ impl Store {
     /// Stop the writer, sync the log and release the directory (idempotent). Snapshots taken
     /// before stay usable. Later calls on the store raise ValueError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        if IN_FLIGHT.with(|c| c.get()) > 0 {
-            // Called from inside a call on a store on this thread (Python code it ran, e.g. a
-            // finalizer): that call holds the store, so waiting for it would never end. New
-            // calls now see a closed store; the store closes (log synced, directory
-            // released) when the calls in flight end.
-            drop(self.inner.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if IN_FLIGHT.with(|c| c.borrow().contains(&self.id())) {
+            // Called from inside a call on this store on this thread (Python code it ran,
+            // e.g. a finalizer): that call holds the store, so waiting for it would never
+            // end. New calls now see a closed store; the store closes (log synced, directory
+            // released) when that call ends. (Not the last reference: no wait here.)
+            let taken = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+            drop(taken);
             return Ok(());
         }
         let _closing = loop {

@@ -543,6 +543,40 @@ fn damaged_newest_checkpoint_falls_back_without_loss() {
 }
 
 #[test]
+fn pinning_a_version_whose_checkpoint_is_damaged_rewrites_it() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let ups = stream(2_000, 200, 15);
+    let s = create(&dir, opts(100));
+    feed(&s, &ups[..1_000], 100);
+    s.checkpoint().unwrap().wait().unwrap();
+    let newest = feed(&s, &ups[1_000..], 100);
+    assert_eq!(s.checkpoint().unwrap().wait().unwrap(), newest);
+    s.close().unwrap();
+    let ck = dir.join("checkpoints").join(format!("{newest:020}.wgb"));
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&ck)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    assert_eq!(s.recovery().bad_checkpoints.len(), 1);
+    assert_eq!(s.version(), newest);
+    s.pin("p", newest).unwrap();
+    s.close().unwrap();
+    let s = Store::<i32>::open(&dir, opts(100)).unwrap();
+    let r = s.recovery();
+    assert!(r.bad_checkpoints.is_empty(), "{:?}", r.bad_checkpoints);
+    assert_eq!(r.checkpoint_version, newest);
+    assert!(s
+        .versions()
+        .unwrap()
+        .iter()
+        .any(|x| x.version == newest && x.pins == ["p"]));
+}
+
+#[test]
 fn checkpoint_files_in_writing_are_never_removed_or_shared() {
     // A background checkpoint pauses between writing its temporary file and installing it;
     // listing versions meanwhile must not remove that file, and pinning the same version

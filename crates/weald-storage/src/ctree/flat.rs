@@ -162,11 +162,17 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         self.graph.is_directed()
     }
 
-    /// Scanned once (in parallel) and remembered: the snapshot never changes.
+    /// Scanned (in parallel) and remembered: the snapshot never changes. Not through
+    /// `OnceLock::get_or_init`: a pool thread waiting inside the scan can pick up another
+    /// caller's job, which would then wait for the initialisation its own thread runs; two
+    /// concurrent first calls may both count instead.
     fn num_self_loops(&self) -> usize {
-        *self
-            .self_loops
-            .get_or_init(|| weald_graph::traits::count_self_loops(self))
+        if let Some(&c) = self.self_loops.get() {
+            return c;
+        }
+        let c = weald_graph::traits::count_self_loops(self);
+        let _ = self.self_loops.set(c);
+        c
     }
 
     #[inline]

@@ -489,6 +489,10 @@ struct Shared<W: Weight> {
     /// Held while checkpoint files are removed, and while a pin checks for, installs and
     /// records its checkpoint: a file a pin relies on is never removed under it.
     checkpoint_files: Mutex<()>,
+    /// Versions of the checkpoints recovery found unreadable (still on disk): not counted as
+    /// kept by clean-up, and rewritten by a pin of their version. Changed only while
+    /// `checkpoint_files` is held.
+    unreadable_checkpoints: Mutex<BTreeSet<u64>>,
 }
 
 /// A durable, versioned graph in a data directory: one writer thread applies batches from any
@@ -805,6 +809,7 @@ where
             stats: Mutex::new(StreamStats::default()),
             failed: Mutex::new(None),
             checkpoint_files: Mutex::new(()),
+            unreadable_checkpoints: Mutex::new(unreadable_checkpoints),
         });
         let (tx, rx) = mpsc::channel();
         let max_bytes = (opts
@@ -830,7 +835,6 @@ where
                         checkpoint_waiters: Vec::new(),
                         last_checkpoint: meta.version,
                         max_bytes,
-                        unreadable_checkpoints,
                     }
                     .run()
                 })
@@ -1023,21 +1027,37 @@ where
                 "pin name `{name}` must be non-empty and without spaces"
             )));
         }
-        let snap = self.snapshot_at(version)?;
+        // The version with its commit time and tag, read together: a version can leave the
+        // in-memory history at any moment. One that is not in memory is pinned on disk
+        // already (`snapshot_at` read it), so nothing is written for it.
+        let kept = self
+            .shared
+            .history
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .kept
+            .get(&version)
+            .map(|k| (k.snap.clone(), k.time_ns, k.tag));
+        let (snap, time_ns, tag) = match kept {
+            Some(k) => k,
+            None => (self.snapshot_at(version)?, 0, 0),
+        };
         let ckdir = self.shared.dir.join("checkpoints");
         let path = ckdir.join(checkpoint::file_name(version));
-        let mut tmp = None;
-        loop {
-            if tmp.is_none() && !path.exists() {
-                // Written without holding the lock: the writer's clean-up may wait for it.
-                let (time_ns, tag) = self
+        // A file recovery could not read does not count: it is rewritten.
+        let usable = || {
+            path.exists()
+                && !self
                     .shared
-                    .history
+                    .unreadable_checkpoints
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .kept
-                    .get(&version)
-                    .map_or((0, 0), |k| (k.time_ns, k.tag));
+                    .contains(&version)
+        };
+        let mut tmp = None;
+        loop {
+            if tmp.is_none() && !usable() {
+                // Written without holding the lock: the writer's clean-up may wait for it.
                 let meta = CheckpointMeta {
                     version,
                     time_ns,
@@ -1052,7 +1072,12 @@ where
                 .unwrap_or_else(|e| e.into_inner());
             if let Some(t) = tmp.take() {
                 checkpoint::install(&ckdir, &t, version)?;
-            } else if !path.exists() {
+                self.shared
+                    .unreadable_checkpoints
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&version);
+            } else if !usable() {
                 continue; // removed since it was seen (its version was no longer needed)
             }
             // The file exists and cannot be removed before the pin is recorded.
@@ -1210,8 +1235,6 @@ struct Writer<W: Weight> {
     last_checkpoint: u64,
     /// The most update bytes one log record holds.
     max_bytes: usize,
-    /// Versions of the checkpoints recovery found unreadable (still on disk).
-    unreadable_checkpoints: BTreeSet<u64>,
 }
 
 impl<W: Weight> Writer<W>
@@ -1527,7 +1550,11 @@ where
             Ok(path) => {
                 self.last_checkpoint = v;
                 // It replaced a damaged checkpoint of the same version, if there was one.
-                self.unreadable_checkpoints.remove(&v);
+                self.shared
+                    .unreadable_checkpoints
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&v);
                 self.emit(Event::CheckpointInstalled(v, path));
                 self.shared
                     .stats
@@ -1583,7 +1610,14 @@ where
         let readable: Vec<u64> = list
             .iter()
             .map(|&(v, _)| v)
-            .filter(|v| !self.unreadable_checkpoints.contains(v))
+            .filter(|v| {
+                !self
+                    .shared
+                    .unreadable_checkpoints
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains(v)
+            })
             .collect();
         let Some(&keep_from) = readable.len().checked_sub(2).map(|i| &readable[i]) else {
             return Ok(());
@@ -1592,7 +1626,11 @@ where
         for (v, p) in &list {
             if *v < keep_from && !pins.contains(v) {
                 fs::remove_file(p).map_err(|e| WealdError::io(p, e))?;
-                self.unreadable_checkpoints.remove(v);
+                self.shared
+                    .unreadable_checkpoints
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(v);
                 removed = true;
             }
         }
