@@ -227,10 +227,6 @@ pub mod num_bounds {
         const MIN_TEXT: &'static str = "0";
         const MAX_TEXT: &'static str = "2**64-1";
     }
-    impl Bounded for usize {
-        const MIN_TEXT: &'static str = "0";
-        const MAX_TEXT: &'static str = "2**64-1";
-    }
     impl Bounded for u32 {
         const MIN_TEXT: &'static str = "0";
         const MAX_TEXT: &'static str = "2**32-1";

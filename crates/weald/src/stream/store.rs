@@ -487,12 +487,10 @@ struct Shared<W: Weight> {
     stats: Mutex<StreamStats>,
     failed: Mutex<Option<String>>,
     /// Held while checkpoint files are removed, and while a pin checks for, installs and
-    /// records its checkpoint: a file a pin relies on is never removed under it.
-    checkpoint_files: Mutex<()>,
-    /// Versions of the checkpoints recovery found unreadable (still on disk): not counted as
-    /// kept by clean-up, and rewritten by a pin of their version. Changed only while
-    /// `checkpoint_files` is held.
-    unreadable_checkpoints: Mutex<BTreeSet<u64>>,
+    /// records its checkpoint: a file a pin relies on is never removed under it. Holds the
+    /// versions of the checkpoints recovery found unreadable (still on disk): not counted as
+    /// kept by clean-up, and rewritten by a pin of their version.
+    checkpoint_files: Mutex<BTreeSet<u64>>,
 }
 
 /// A durable, versioned graph in a data directory: one writer thread applies batches from any
@@ -808,8 +806,7 @@ where
             pins: Mutex::new(pins),
             stats: Mutex::new(StreamStats::default()),
             failed: Mutex::new(None),
-            checkpoint_files: Mutex::new(()),
-            unreadable_checkpoints: Mutex::new(unreadable_checkpoints),
+            checkpoint_files: Mutex::new(unreadable_checkpoints),
         });
         let (tx, rx) = mpsc::channel();
         let max_bytes = (opts
@@ -1044,19 +1041,17 @@ where
         };
         let ckdir = self.shared.dir.join("checkpoints");
         let path = ckdir.join(checkpoint::file_name(version));
-        // A file recovery could not read does not count: it is rewritten.
-        let usable = || {
-            path.exists()
-                && !self
-                    .shared
-                    .unreadable_checkpoints
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains(&version)
+        let files = || {
+            self.shared
+                .checkpoint_files
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
         };
+        // A file recovery could not read does not count: it is rewritten.
+        let usable = |unreadable: &BTreeSet<u64>| path.exists() && !unreadable.contains(&version);
         let mut tmp = None;
         loop {
-            if tmp.is_none() && !usable() {
+            if tmp.is_none() && !usable(&files()) {
                 // Written without holding the lock: the writer's clean-up may wait for it.
                 let meta = CheckpointMeta {
                     version,
@@ -1065,19 +1060,11 @@ where
                 };
                 tmp = Some(checkpoint::write_tmp(&ckdir, snap.graph(), meta)?);
             }
-            let _files = self
-                .shared
-                .checkpoint_files
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut unreadable = files();
             if let Some(t) = tmp.take() {
                 checkpoint::install(&ckdir, &t, version)?;
-                self.shared
-                    .unreadable_checkpoints
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&version);
-            } else if !usable() {
+                unreadable.remove(&version);
+            } else if !usable(&unreadable) {
                 continue; // removed since it was seen (its version was no longer needed)
             }
             // The file exists and cannot be removed before the pin is recorded.
@@ -1551,7 +1538,7 @@ where
                 self.last_checkpoint = v;
                 // It replaced a damaged checkpoint of the same version, if there was one.
                 self.shared
-                    .unreadable_checkpoints
+                    .checkpoint_files
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .remove(&v);
@@ -1593,7 +1580,7 @@ where
     /// stay until two newer checkpoints are installed.
     fn collect_garbage(&mut self) -> Result<()> {
         let ckdir = self.shared.dir.join("checkpoints");
-        let _files = self
+        let mut unreadable = self
             .shared
             .checkpoint_files
             .lock()
@@ -1610,14 +1597,7 @@ where
         let readable: Vec<u64> = list
             .iter()
             .map(|&(v, _)| v)
-            .filter(|v| {
-                !self
-                    .shared
-                    .unreadable_checkpoints
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains(v)
-            })
+            .filter(|v| !unreadable.contains(v))
             .collect();
         let Some(&keep_from) = readable.len().checked_sub(2).map(|i| &readable[i]) else {
             return Ok(());
@@ -1626,11 +1606,7 @@ where
         for (v, p) in &list {
             if *v < keep_from && !pins.contains(v) {
                 fs::remove_file(p).map_err(|e| WealdError::io(p, e))?;
-                self.shared
-                    .unreadable_checkpoints
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(v);
+                unreadable.remove(v);
                 removed = true;
             }
         }
