@@ -66,6 +66,16 @@
 //!   subtree through a breadth-first queue with those loads issued 8–16 nodes ahead, each
 //!   measured no faster in all (the queue freed large versions 10 % faster but slowed
 //!   freeing small ones by 0.5 µs and the next large batch by ~3 ms).
+//! * Embedding a block's short prefix chunks in its tree array (one allocation per block,
+//!   the chunks' bytes after the trees, a count of 0 marking a chunk the array owns), so
+//!   that copying a block copies those bytes instead of writing each chunk's count and
+//!   freeing it touches none of them, was measured slower and dropped (2026-11-28, an Intel
+//!   Xeon machine, `small_batches FILE 100000 10 chain` against the old binary, three
+//!   alternating rounds): batches of 1e5 took 84–123 ms to insert instead of 66–98 (chunks
+//!   of at most 64 or 320 bytes embedded alike), freeing the replaced version 13–18 ms
+//!   instead of 16–23; batches of 1000 were even. A copied block then writes its whole
+//!   content (~1 KB) to freshly allocated lines where it wrote 256 bytes and a count per
+//!   other tree, and those fresh lines cost more than the prefetched counts did.
 //!
 //! On RMAT scale 20 (1 thread, `weald bench updates FILE --trials 1000`) this took batches of
 //! 10 from 8.6e4 to 2.6e5 inserted edges/s (116 → 38 µs a batch) and batches of 1000 from

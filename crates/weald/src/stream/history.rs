@@ -57,6 +57,7 @@ pub struct VersionInfo {
     pub on_disk: bool,
 }
 
+#[derive(Clone)]
 pub(crate) struct Kept<W: Weight> {
     pub snap: Snapshot<W>,
     pub time_ns: u64,

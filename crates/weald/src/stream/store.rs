@@ -493,6 +493,15 @@ struct Shared<W: Weight> {
     checkpoint_files: Mutex<BTreeSet<u64>>,
 }
 
+impl<W: Weight> Shared<W> {
+    /// Version `v` if the in-memory history retains it: its snapshot, commit time and tag,
+    /// read together (a version can leave the history at any moment).
+    fn kept(&self, v: u64) -> Option<Kept<W>> {
+        let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        h.kept.get(&v).cloned()
+    }
+}
+
 /// A durable, versioned graph in a data directory: one writer thread applies batches from any
 /// number of [`Producer`]s; readers [`Store::acquire`] the newest version without waiting.
 pub struct Store<W: Weight = ()> {
@@ -970,15 +979,8 @@ where
 
     /// The graph as of `version` (retained in memory, or pinned on disk).
     pub fn snapshot_at(&self, version: u64) -> Result<Snapshot<W>> {
-        if let Some(k) = self
-            .shared
-            .history
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .kept
-            .get(&version)
-        {
-            return Ok(k.snap.clone());
+        if let Some(k) = self.shared.kept(version) {
+            return Ok(k.snap);
         }
         let pinned = self
             .shared
@@ -1024,19 +1026,10 @@ where
                 "pin name `{name}` must be non-empty and without spaces"
             )));
         }
-        // The version with its commit time and tag, read together: a version can leave the
-        // in-memory history at any moment. One that is not in memory is pinned on disk
-        // already (`snapshot_at` read it), so nothing is written for it.
-        let kept = self
-            .shared
-            .history
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .kept
-            .get(&version)
-            .map(|k| (k.snap.clone(), k.time_ns, k.tag));
-        let (snap, time_ns, tag) = match kept {
-            Some(k) => k,
+        // The version with its commit time and tag. One that is not in memory is pinned on
+        // disk already (`snapshot_at` read it), so nothing is written for it.
+        let (snap, time_ns, tag) = match self.shared.kept(version) {
+            Some(k) => (k.snap, k.time_ns, k.tag),
             None => (self.snapshot_at(version)?, 0, 0),
         };
         let ckdir = self.shared.dir.join("checkpoints");
@@ -1496,11 +1489,7 @@ where
         }
         let (time_ns, tag) = self
             .shared
-            .history
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .kept
-            .get(&v)
+            .kept(v)
             .map_or((now_ns(), self.next_tag), |k| (k.time_ns, k.tag));
         let dir = self.shared.dir.join("checkpoints");
         let tx = self.tx.clone();
