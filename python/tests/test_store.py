@@ -241,19 +241,71 @@ def test_a_second_close_returns_once_the_store_is_closed(tmp_path):
     d = tmp_path / "c.d"
     st = weald.Store(d)
     n = 2_000_000
-    src = np.arange(n, dtype=np.int64) % 100_000
-    dst = (src * 7 + 1) % 100_000
-    busy = threading.Thread(target=lambda: st.insert_edges(src, dst))  # ~1 s in flight
+    i = np.arange(n, dtype=np.int64)
+    src, dst = i % 100_000, (i * 7919) % 1_000_003  # ~2 M distinct edges: ~1 s in flight
+    busy = threading.Thread(target=lambda: st.insert_edges(src, dst))
     busy.start()
     time.sleep(0.2)
     first = threading.Thread(target=st.close)
     first.start()
-    time.sleep(0.05)
+    while not st.closed:  # the first close has taken the store
+        time.sleep(0.001)
+    # ... and waits for the insert: the two closes overlap.
+    assert busy.is_alive(), "the insert ended before the second close (make it larger)"
     st.close()  # must wait for the first close, which waits for the insert
     with weald.Store(d) as again:  # the directory is free: no "in use" error
         assert again.num_edges > 0
     first.join(timeout=60)
     busy.join(timeout=60)
+
+
+def test_close_from_a_finalizer_during_a_call_on_the_same_thread(tmp_path):
+    """A finalizer run by a garbage collection inside a call on the store (here: while the
+    `recovery` getter builds its dict) closes the store: the call completes, later calls see
+    a closed store, and the directory is released when the call ends (no wait on itself)."""
+    import gc
+
+    d = tmp_path / "f.d"
+    st = weald.Store(d)
+    st.insert_edges([0], [1], wait=True)
+    seen = []
+
+    class Closer:
+        def __del__(self):
+            seen.append(st.closed)
+            st.close()
+            seen.append(st.closed)
+
+    result = {}
+
+    def call():
+        gc.enable()
+        result["recovery"] = st.recovery  # its first dict allocation collects the cycle
+
+    was_enabled, threshold = gc.isenabled(), gc.get_threshold()
+    gc.disable()
+    try:
+        c = Closer()
+        c.cycle = c
+        del c
+        gc.set_threshold(1)
+        t = threading.Thread(target=call, daemon=True)
+        t.start()
+        t.join(timeout=60)
+        assert not t.is_alive(), "close inside a call waited for that call"
+    finally:
+        gc.set_threshold(*threshold)
+        if not was_enabled:
+            gc.disable()
+    # The getter got the open store (it returned a dict, not ValueError) and the finalizer
+    # closed it during the call.
+    assert seen == [False, True]
+    assert result["recovery"]["created"] is True
+    assert st.closed
+    with pytest.raises(ValueError):
+        st.version
+    with weald.Store(d) as again:
+        assert again.num_edges == 1
 
 
 def test_a_multigraph_base_is_merged_by_the_store_rule(tmp_path):
