@@ -318,7 +318,7 @@ impl LoadArgs {
         } = loaded;
         let t = Instant::now();
         let spin = Spinner::new(quiet, "building C-trees");
-        let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b);
+        let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b)?;
         drop(spin);
         Ok(LoadedGraph {
             graph,

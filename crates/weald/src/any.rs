@@ -53,8 +53,15 @@ impl std::str::FromStr for Backend {
     }
 }
 
-fn flat_of<W: Weight>(csr: &Csr<W>, b: u32) -> FlatSnapshot<W> {
-    FlatSnapshot::new(&CTreeGraph::from_csr(csr, b))
+/// The C-trees of `csr`, flattened; [`weald_graph::WealdError::OutOfMemory`] if their
+/// per-vertex arrays certainly cannot fit (the vertex count comes from a file).
+fn flat_of<W: Weight>(csr: &Csr<W>, b: u32) -> weald_graph::Result<FlatSnapshot<W>> {
+    let n = csr.num_vertices() as u64;
+    // Building collects an (id, tree) pair per vertex id (24 bytes) before the tree exists.
+    weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
+        format!("C-trees of a graph with {n} vertex ids")
+    })?;
+    FlatSnapshot::try_new(&CTreeGraph::from_csr(csr, b))
 }
 
 /// Run `$body` with `$g` bound to the concrete graph (a `&Csr<W>`, ...) inside an [`AnyGraph`].
@@ -111,19 +118,21 @@ impl From<AnyCsr> for AnyGraph {
 
 impl AnyGraph {
     /// Move the graph into `backend` (C-trees with chunk parameter `b`); the id map is kept.
-    pub fn into_backend(self, backend: Backend, b: u32) -> Self {
-        match (self, backend) {
+    /// [`weald_graph::WealdError::OutOfMemory`] if the C-trees' per-vertex arrays certainly
+    /// cannot fit.
+    pub fn into_backend(self, backend: Backend, b: u32) -> weald_graph::Result<Self> {
+        Ok(match (self, backend) {
             (AnyGraph::Csr(c), Backend::CTree) => {
                 let ids: Option<Arc<[u32]>> = c.original_ids().map(Arc::from);
                 let flat = match &c {
-                    AnyCsr::Unweighted(g) => AnyFlat::Unweighted(flat_of(g, b)),
-                    AnyCsr::Int(g) => AnyFlat::Int(flat_of(g, b)),
-                    AnyCsr::Float(g) => AnyFlat::Float(flat_of(g, b)),
+                    AnyCsr::Unweighted(g) => AnyFlat::Unweighted(flat_of(g, b)?),
+                    AnyCsr::Int(g) => AnyFlat::Int(flat_of(g, b)?),
+                    AnyCsr::Float(g) => AnyFlat::Float(flat_of(g, b)?),
                 };
                 AnyGraph::CTree(flat, ids)
             }
             (g, _) => g,
-        }
+        })
     }
 
     /// The graph as a CSR (a copy for other backends), e.g. to write it to a file.
