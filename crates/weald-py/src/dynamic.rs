@@ -325,10 +325,12 @@ impl DynamicGraph {
                     if let weald::AnyGraph::Csr(c) = &**a {
                         return Ok(match c {
                             AnyCsr::Unweighted(c) => {
-                                CTreeGraph::from_csr_merging(c, b, rule).into()
+                                CTreeGraph::try_from_csr_merging(c, b, rule)?.into()
                             }
-                            AnyCsr::Int(c) => CTreeGraph::from_csr_merging(c, b, rule).into(),
-                            AnyCsr::Float(c) => CTreeGraph::from_csr_merging(c, b, rule).into(),
+                            AnyCsr::Int(c) => CTreeGraph::try_from_csr_merging(c, b, rule)?.into(),
+                            AnyCsr::Float(c) => {
+                                CTreeGraph::try_from_csr_merging(c, b, rule)?.into()
+                            }
                         });
                     }
                     weald::with_graph!(&**a, g => ctree_of(g, b, rule)?.into())

@@ -1,6 +1,7 @@
 //! [`AnyGraph`]: the single type-erasure point over backends and weight types.
 
 use std::sync::Arc;
+use weald_graph::batch::Combine;
 use weald_graph::{Graph, Vertex, Weight};
 use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::{CTreeGraph, FlatSnapshot, MemoryReport};
@@ -56,12 +57,7 @@ impl std::str::FromStr for Backend {
 /// The C-trees of `csr`, flattened; [`weald_graph::WealdError::OutOfMemory`] if their
 /// per-vertex arrays certainly cannot fit (the vertex count comes from a file).
 fn flat_of<W: Weight>(csr: &Csr<W>, b: u32) -> weald_graph::Result<FlatSnapshot<W>> {
-    let n = csr.num_vertices() as u64;
-    // Building collects an (id, tree) pair per vertex id (24 bytes) before the tree exists.
-    weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
-        format!("C-trees of a graph with {n} vertex ids")
-    })?;
-    FlatSnapshot::try_new(&CTreeGraph::from_csr(csr, b))
+    FlatSnapshot::try_new(&CTreeGraph::try_from_csr_merging(csr, b, Combine::Min)?)
 }
 
 /// Run `$body` with `$g` bound to the concrete graph (a `&Csr<W>`, ...) inside an [`AnyGraph`].

@@ -280,6 +280,18 @@ impl<W: Weight> CTreeGraph<W> {
         Self::from_csr_merging(csr, b, Combine::Min)
     }
 
+    /// [`CTreeGraph::from_csr_merging`], or [`WealdError::OutOfMemory`] if the build's
+    /// per-vertex list (at least 24 bytes per vertex id, present or not: an `(id, tree)` pair
+    /// before the vertex tree exists) certainly cannot fit in memory — for CSRs whose vertex
+    /// count came from a file.
+    pub fn try_from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Result<Self> {
+        let n = csr.num_vertices() as u64;
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
+            format!("C-trees of a graph with {n} vertex ids")
+        })?;
+        Ok(Self::from_csr_merging(csr, b, rule))
+    }
+
     /// [`CTreeGraph::from_csr`], merging parallel arcs by `rule` (in CSR order: `First` keeps
     /// the weight stored first).
     pub fn from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Self {

@@ -57,7 +57,9 @@ impl AnyStore {
             AnyCsr: From<Csr<W>>,
         {
             // Parallel arcs of a multigraph base are merged by the store's own rule.
-            let g = base.map(|c| CTreeGraph::from_csr_merging(c, layout.b, layout.combine));
+            let g = base
+                .map(|c| CTreeGraph::try_from_csr_merging(c, layout.b, layout.combine))
+                .transpose()?;
             Store::create(dir, layout, g, opts)
         }
         if let Some(b) = base {

@@ -12,6 +12,7 @@
 use super::wal::sync_dir;
 use std::fs;
 use std::path::{Path, PathBuf};
+use weald_graph::batch::Combine;
 use weald_graph::codec::{get_varint, put_varint};
 use weald_graph::{Result, Vertex, WealdError, Weight};
 use weald_io::binary;
@@ -207,14 +208,19 @@ fn decode_absent(m: &[u8], n: u64) -> Option<Vec<Vertex>> {
     Some(absent)
 }
 
-/// Turn a loaded checkpoint into the C-tree graph it was written from.
-pub(crate) fn to_ctree<W: Weight>(csr: &Csr<W>, b: u32, absent: &[Vertex]) -> CTreeGraph<W> {
-    let g = CTreeGraph::from_csr(csr, b);
-    if absent.is_empty() {
+/// Turn a loaded checkpoint into the C-tree graph it was written from (`OutOfMemory` if its
+/// vertex count, read from the file, certainly cannot fit).
+pub(crate) fn to_ctree<W: Weight>(
+    csr: &Csr<W>,
+    b: u32,
+    absent: &[Vertex],
+) -> Result<CTreeGraph<W>> {
+    let g = CTreeGraph::try_from_csr_merging(csr, b, Combine::Min)?;
+    Ok(if absent.is_empty() {
         g
     } else {
         g.delete_vertices(absent).0
-    }
+    })
 }
 
 #[cfg(test)]

@@ -1199,7 +1199,7 @@ where
             "the checkpoint's direction differs from the data directory's".into(),
         ));
     }
-    Ok((checkpoint::to_ctree(csr, c.b, &c.absent), c.meta))
+    Ok((checkpoint::to_ctree(csr, c.b, &c.absent)?, c.meta))
 }
 
 struct Writer<W: Weight> {
