@@ -13,9 +13,12 @@
 //! symmetric graph a negative edge is a negative cycle (`u→v→u`), so only non-negative weights
 //! make sense there.
 
-use super::{relax_frontier, require_weighted, shortest_path_parents, DistOf, Output, Slots, Wide};
+use super::{
+    first_arc_with, relax_frontier, require_weighted, shortest_path_parents, DistOf, Output, Slots,
+    Wide,
+};
 use rayon::prelude::*;
-use weald_graph::{Graph, Result, Vertex, WealdError, Weight};
+use weald_graph::{Graph, Result, Vertex, WealdError};
 
 /// Parameters of Bellman-Ford (none yet).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,18 +44,7 @@ pub fn distances<G: Graph>(g: &G, source: Vertex, _params: &Params) -> Result<Ve
     crate::require_vertex(g, source)?;
     let n = g.num_vertices();
     if g.weight_summary().nan {
-        let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
-            let mut found = None;
-            g.for_each_out(u, |v, w| {
-                if w.to_f64().is_nan() {
-                    found = Some((u, v));
-                    return false;
-                }
-                true
-            });
-            found
-        });
-        let (u, v) = bad.expect("a NaN weight was seen");
+        let (u, v, _) = first_arc_with(g, f64::is_nan).expect("a NaN weight was seen");
         return Err(WealdError::Invalid(format!(
             "bellman-ford needs numeric weights, but arc {u}→{v} has weight NaN"
         )));

@@ -24,11 +24,12 @@
 //! Each extraction of a vertex scans its out-arcs once; memory is `O(n)` beyond the graph.
 
 use super::{
-    relax_frontier, require_weighted, shortest_path_parents, DistOf, Narrow, Output, Slots, Wide,
+    first_arc_with, relax_frontier, require_weighted, shortest_path_parents, DistOf, Narrow,
+    Output, Slots, Wide,
 };
 use crate::traverse::bucket::{BucketId, Buckets, NULL_BUCKET};
 use rayon::prelude::*;
-use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, Weight, WeightSummary};
+use weald_graph::{DistValue, Graph, Result, Vertex, WealdError, WeightSummary};
 
 /// Parameters of delta-stepping.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,18 +97,7 @@ pub fn distances<G: Graph>(g: &G, source: Vertex, params: &Params) -> Result<Vec
     let n = g.num_vertices();
     let stats = g.weight_summary();
     if stats.nan || stats.min < 0.0 {
-        let bad = (0..n as Vertex).into_par_iter().find_map_first(|u| {
-            let mut found = None;
-            g.for_each_out(u, |v, w| {
-                let x = w.to_f64();
-                if x.is_nan() || x < 0.0 {
-                    found = Some((u, v, w));
-                    return false;
-                }
-                true
-            });
-            found
-        });
+        let bad = first_arc_with(g, |x| x.is_nan() || x < 0.0);
         let (u, v, w) = bad.expect("a negative weight was seen");
         return Err(WealdError::Invalid(format!(
             "delta-stepping needs non-negative weights, but arc {u}→{v} has weight {w:?}; \

@@ -47,6 +47,27 @@ pub(crate) fn require_weighted<G: Graph>(algorithm: &str) -> Result<()> {
     }
 }
 
+/// The first arc (by source) whose weight, as f64, is `bad`, found by a parallel scan: which
+/// weight a run refuses, for its error message.
+pub(crate) fn first_arc_with<G: Graph>(
+    g: &G,
+    bad: impl Fn(f64) -> bool + Sync,
+) -> Option<(Vertex, Vertex, G::W)> {
+    (0..g.num_vertices() as Vertex)
+        .into_par_iter()
+        .find_map_first(|u| {
+            let mut found = None;
+            g.for_each_out(u, |v, w| {
+                if bad(w.to_f64()) {
+                    found = Some((u, v, w));
+                    return false;
+                }
+                true
+            });
+            found
+        })
+}
+
 /// Tentative distances during a run, as [`DistValue::to_ordered_bits`], lowered by atomic min,
 /// and a *queued* mark per vertex: the relaxation that lowers a vertex's distance first in a
 /// round queues it, so each round's improved vertices are collected once; the caller takes
