@@ -10,7 +10,9 @@ use pyo3::types::PyBool;
 use std::sync::{Arc, Mutex, TryLockError};
 use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, Graph as _, UpdateBatch, Vertex, Weight};
-use weald_storage::ctree::{CTreeGraph, CTreeOptions, FlatSnapshot, VersionedGraph};
+use weald_storage::ctree::{
+    CTreeGraph, CTreeOptions, FlatSnapshot, Snapshot as CSnapshot, VersionedGraph,
+};
 use weald_storage::AnyCsr;
 
 enum AnyVersioned {
@@ -134,24 +136,40 @@ fn ctree_of<G: weald_graph::Graph>(
     CTreeGraph::from_edge_list(&el, opts, rule)
 }
 
+/// One C-tree version of any weight type, before it is flattened.
+pub(crate) enum AnySnap {
+    Unweighted(CSnapshot<()>),
+    Int(CSnapshot<i32>),
+    Float(CSnapshot<f64>),
+}
+
+impl AnySnap {
+    /// The flat view algorithms run on: O(n), so the caller runs it without the GIL.
+    pub(crate) fn flatten(self) -> weald_graph::Result<SnapData> {
+        Ok(match self {
+            AnySnap::Unweighted(s) => {
+                let f = FlatSnapshot::try_new(s.graph())?;
+                SnapData::Unweighted(s, f)
+            }
+            AnySnap::Int(s) => {
+                let f = FlatSnapshot::try_new(s.graph())?;
+                SnapData::Int(s, f)
+            }
+            AnySnap::Float(s) => {
+                let f = FlatSnapshot::try_new(s.graph())?;
+                SnapData::Float(s, f)
+            }
+        })
+    }
+}
+
 fn snapshot_of(v: &AnyVersioned) -> weald_graph::Result<SnapData> {
-    Ok(match v {
-        AnyVersioned::Unweighted(g) => {
-            let s = g.acquire();
-            let f = FlatSnapshot::try_new(s.graph())?;
-            SnapData::Unweighted(s, f)
-        }
-        AnyVersioned::Int(g) => {
-            let s = g.acquire();
-            let f = FlatSnapshot::try_new(s.graph())?;
-            SnapData::Int(s, f)
-        }
-        AnyVersioned::Float(g) => {
-            let s = g.acquire();
-            let f = FlatSnapshot::try_new(s.graph())?;
-            SnapData::Float(s, f)
-        }
-    })
+    match v {
+        AnyVersioned::Unweighted(g) => AnySnap::Unweighted(g.acquire()),
+        AnyVersioned::Int(g) => AnySnap::Int(g.acquire()),
+        AnyVersioned::Float(g) => AnySnap::Float(g.acquire()),
+    }
+    .flatten()
 }
 
 /// Pair endpoints (and weights) into the batch's triples.

@@ -2,9 +2,9 @@
 //! write-ahead log, checkpoints, recovery and historical versions — from Python.
 
 use crate::convert::{self, Int, Weights};
-use crate::dynamic::{new_snapshot, weight_kind, Snapshot};
+use crate::dynamic::{new_snapshot, weight_kind, AnySnap, Snapshot};
 use crate::errors::to_pyerr;
-use crate::graph::{parse_combine, target_of, SnapData, Target};
+use crate::graph::{parse_combine, target_of, Target};
 use crate::pool::compute;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -19,7 +19,6 @@ use weald::stream::{
 };
 use weald::with_store;
 use weald_graph::{Graph as _, Vertex, WealdError, Weight};
-use weald_storage::ctree::{FlatSnapshot, Snapshot as CSnapshot};
 
 enum AnyProducer {
     Unweighted(Producer<()>),
@@ -32,33 +31,6 @@ fn producer_of(s: &AnyStore) -> AnyProducer {
         AnyStore::Unweighted(s) => AnyProducer::Unweighted(s.producer()),
         AnyStore::Int(s) => AnyProducer::Int(s.producer()),
         AnyStore::Float(s) => AnyProducer::Float(s.producer()),
-    }
-}
-
-/// One C-tree version of any weight type, before it is flattened.
-enum AnySnap {
-    Unweighted(CSnapshot<()>),
-    Int(CSnapshot<i32>),
-    Float(CSnapshot<f64>),
-}
-
-impl AnySnap {
-    /// The flat view algorithms run on: O(n), so the caller runs it without the GIL.
-    fn flatten(self) -> weald_graph::Result<SnapData> {
-        Ok(match self {
-            AnySnap::Unweighted(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Unweighted(s, f)
-            }
-            AnySnap::Int(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Int(s, f)
-            }
-            AnySnap::Float(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Float(s, f)
-            }
-        })
     }
 }
 
