@@ -104,14 +104,27 @@
 //! swings ±20 % between runs):
 //! * blocks of 32 ids (`Mask = u32`): batches of 1e5 even (86 vs 70 ms, within the noise),
 //!   batches of 1000 slower (2.84 vs 2.08 ms: a copied block clones more trees);
-//! * an upper bound on chunks that cost nothing to share (chunk counts never written, never
-//!   freed, as an arena of the loaded graph's chunks would give): batches of 1e5 67 vs 83 ms,
-//!   freeing the replaced version 7.4 vs 17 ms, batches of 1000 1.93 vs 2.14 ms, batches of
-//!   10 even. The gain of a real arena would be smaller (touched chunks leave it) and it
-//!   would keep the loaded graph's chunk bytes until the last version goes;
+//! * chunks that cost nothing to share: first an upper bound (chunk counts never written,
+//!   no chunk ever freed): batches of 1e5 67 vs 83 ms, freeing the replaced version 7.4 vs
+//!   17 ms, batches of 1000 1.93 vs 2.14 ms, batches of 10 even. Then the real thing: the
+//!   loaded graph's chunks packed end to end in one arena, in vertex order, a tag bit in the
+//!   chunk pointer marking them (no count: cloning and dropping them touch no memory; an
+//!   update rewrites a packed chunk into an allocation of its own; the arena freed with the
+//!   last version holding it). Model and no-leak tests passed, but `weald bench updates FILE
+//!   --threads 1 --trials 20` (three alternating rounds) was even at every size (1e5:
+//!   1.26–1.91e6 vs 1.77–1.92e6 inserted edges/s), kernels on the snapshot even (BFS
+//!   38–47 vs 40–53 ms, minima), only freeing a replaced version gained (11–14 vs 14–20 ms),
+//!   and the report grew from 2.80 to 2.84 bytes per arc (chunks 4-aligned in the arena).
+//!   Dropped. So the upper bound's gain came from never freeing: new chunks then came from
+//!   fresh memory in order, not from free lists of scattered blocks; the count writes of
+//!   untouched trees cost little;
 //! * non-atomic chunk counts (a load and a store, unsound, for the measurement only): no
 //!   difference beyond the noise, so the counts' cost is their misses, not the locked
 //!   instructions;
+//! * a varint decoder without a branch on the length (one 8-byte load, the end found from
+//!   the continuation bits) for chunk headers, whose first element takes 1–3 bytes in no
+//!   predictable order: BFS on the snapshot no faster (minima of 20 runs 42.5–61 vs
+//!   39–42 ms, four alternating rounds);
 //! * 8-bit radix digits in the batch sort (5 passes instead of 4): the sort took 10.8 ms
 //!   instead of 6.5–9.3. On this machine the radix sort of 2·10⁵ random arcs (3.7–5.7 ms)
 //!   is about as fast as `sort_unstable` (4.2–4.5 ms) and faster than the stable
