@@ -115,9 +115,10 @@
 //!   1.26–1.91e6 vs 1.77–1.92e6 inserted edges/s), kernels on the snapshot even (BFS
 //!   38–47 vs 40–53 ms, minima), only freeing a replaced version gained (11–14 vs 14–20 ms),
 //!   and the report grew from 2.80 to 2.84 bytes per arc (chunks 4-aligned in the arena).
-//!   Dropped. So the upper bound's gain came from never freeing: new chunks then came from
-//!   fresh memory in order, not from free lists of scattered blocks; the count writes of
-//!   untouched trees cost little;
+//!   Dropped. Never freeing a chunk alone (counts kept) was even too (batches of 1e5
+//!   69–82 vs 65–98 ms, four alternating rounds): neither half reproduced the upper bound,
+//!   whose gain may have been partly this machine's swings. The count writes of untouched
+//!   trees cost little;
 //! * non-atomic chunk counts (a load and a store, unsound, for the measurement only): no
 //!   difference beyond the noise, so the counts' cost is their misses, not the locked
 //!   instructions;
