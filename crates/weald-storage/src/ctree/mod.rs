@@ -126,6 +126,16 @@
 //!   the continuation bits) for chunk headers, whose first element takes 1–3 bytes in no
 //!   predictable order: BFS on the snapshot no faster (minima of 20 runs 42.5–61 vs
 //!   39–42 ms, four alternating rounds);
+//! * two CPU-side changes to the path copy, measured in one process with the change
+//!   switched on in every other round (which cancels this machine's slow phases: the two
+//!   halves agree within 1 % when nothing differs), insert µs per batch off / on: skipping
+//!   `join3`'s priority checks when both updated children keep their root keys (4.60 / 4.54
+//!   at 1 edge, 32.07 / 32.15 at 10, 2523 / 2500 at 1000), and prefetching the siblings and
+//!   block arrays for writing (`PREFETCHW`) instead of reading (5.55 / 5.56, 39.6 / 39.5,
+//!   2751 / 2754, and 89.8 / 89.7 ms at 1e5). Neither moved: a profile of batches of one
+//!   edge puts most of `update_rec`'s own time just after the locked increments of the
+//!   siblings' counts (the lock waits for the stores before it, the new nodes' among them),
+//!   and `warm` ~19 % of the batch;
 //! * 8-bit radix digits in the batch sort (5 passes instead of 4): the sort took 10.8 ms
 //!   instead of 6.5–9.3. On this machine the radix sort of 2·10⁵ random arcs (3.7–5.7 ms)
 //!   is about as fast as `sort_unstable` (4.2–4.5 ms) and faster than the stable
