@@ -617,8 +617,11 @@ where
     let go_right = || update_rec(&n.right, &items[j..], f, !par);
     let (l, r) = if par {
         rayon::join(go_left, go_right)
-    } else if i == 0 {
-        // Descend first, clone the untouched side after (its prefetch has landed by then).
+    } else if i > 0 && j == items.len() {
+        // The untouched side is cloned before the recursion makes new nodes (as the left one
+        // is in the other branch): the locked increment of its count then waits for none of
+        // their pending stores. Measured in one process, rounds alternating with the reverse
+        // order: batches of 1, 10 and 100 edges insert 2–3 % faster, 1000 and 1e5 ~1 %.
         let r = go_right();
         (go_left(), r)
     } else {
