@@ -139,7 +139,9 @@
 //!   siblings' counts (the lock waits for the stores before it, the new nodes' among them),
 //!   and `warm` ~19 % of the batch;
 //! * cloning an untouched block's array on the way down too (before the recursion makes
-//!   new nodes, like the sibling above): within 1 % (same in-process A/B);
+//!   new nodes, like the sibling above), or updating a touched block before its children
+//!   instead of after: within 1 % (same in-process A/B; at 1e5 the halves of one process
+//!   still differ by up to 3 % run to run);
 //! * 8-bit radix digits in the batch sort (5 passes instead of 4): the sort took 10.8 ms
 //!   instead of 6.5–9.3. On this machine the radix sort of 2·10⁵ random arcs (3.7–5.7 ms)
 //!   is about as fast as `sort_unstable` (4.2–4.5 ms) and faster than the stable
