@@ -1,10 +1,13 @@
 //! Times many small batches (insert, then delete the same edges) on a C-tree graph loaded from
 //! FILE, 1 thread, with the allocator of the `weald` command, for profiling the per-batch
 //! cost: `cargo run --release --example small_batches -p weald-cli -- FILE [SIZE] [ROUNDS]
-//! [chain]`. By default every batch applies to the loaded graph and freeing the versions is not
-//! timed, as in `weald bench updates`. With `chain`, each batch applies to the newest version
-//! and replaces it, as `VersionedGraph::apply` and Python's `DynamicGraph` do, and freeing the
-//! replaced version is timed on its own.
+//! [chain|in-place]`. By default every batch applies to the loaded graph and freeing the
+//! versions is not timed, as in `weald bench updates`. With `chain`, each batch applies to the
+//! newest version and replaces it, as `VersionedGraph::apply` does, and freeing the replaced
+//! version is timed on its own. With `in-place`, each batch updates the one graph in place
+//! (`insert_edges_mut`, `delete_edges_mut`: nothing to free), as
+//! `VersionedGraph::apply_in_place` and Python's `DynamicGraph` do when no snapshot holds the
+//! version.
 use std::path::Path;
 use std::time::Instant;
 use weald::graph::batch::Combine;
@@ -20,10 +23,12 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let file = args
         .next()
-        .expect("usage: small_batches FILE [SIZE] [ROUNDS]");
+        .expect("usage: small_batches FILE [SIZE] [ROUNDS] [chain|in-place]");
     let size: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20000);
-    let chain = args.next().as_deref() == Some("chain");
+    let mode = args.next();
+    let chain = mode.as_deref() == Some("chain");
+    let in_place = mode.as_deref() == Some("in-place");
     let loaded = load(Path::new(&file), &LoadOptions::default()).expect("load");
     let AnyCsr::Unweighted(csr) = loaded.graph else {
         panic!("small_batches takes an unweighted graph");
@@ -52,6 +57,15 @@ fn main() {
     pool.install(|| {
         for r in 0..rounds {
             let k = (r % distinct) * size;
+            if in_place {
+                let t = Instant::now();
+                cur.insert_edges_mut(&edges[k..k + size], Combine::Min);
+                ti += t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                cur.delete_edges_mut(&pairs[k..k + size]);
+                td += t.elapsed().as_secs_f64();
+                continue;
+            }
             let t = Instant::now();
             let (g2, _) = cur.insert_edges(&edges[k..k + size], Combine::Min);
             ti += t.elapsed().as_secs_f64();
