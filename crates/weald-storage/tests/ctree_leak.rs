@@ -107,7 +107,12 @@ fn versions_are_freed_when_readers_release() {
             })
             .collect();
         for k in 0..40 {
-            vg.apply(&batch(k, &mut rng), Combine::Sum);
+            // Every other batch in place where no reader holds the version.
+            if k % 2 == 0 {
+                vg.apply(&batch(k, &mut rng), Combine::Sum);
+            } else {
+                vg.apply_in_place(&batch(k, &mut rng), Combine::Sum);
+            }
             if k % 10 == 0 {
                 held.push(vg.acquire());
             }

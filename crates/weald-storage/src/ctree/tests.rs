@@ -856,6 +856,17 @@ fn versioned_acquire_set_release() {
 
 #[test]
 fn concurrent_readers_one_writer() {
+    concurrent_readers_one_writer_with(false);
+}
+
+/// The same with batches applied in place whenever no reader holds the version: readers that
+/// arrive during such a batch wait for it and still see whole versions only, in order.
+#[test]
+fn concurrent_readers_one_writer_in_place() {
+    concurrent_readers_one_writer_with(true);
+}
+
+fn concurrent_readers_one_writer_with(in_place: bool) {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     let vg = Arc::new(VersionedGraph::new(CTreeGraph::<()>::new(
@@ -888,13 +899,15 @@ fn concurrent_readers_one_writer() {
     for k in 1..=100u32 {
         let edges: Vec<(Vertex, Vertex, ())> =
             (10 * (k - 1)..10 * k).map(|i| (i, i + 1, ())).collect();
-        let (v, r) = vg.apply(
-            &UpdateBatch {
-                insert_edges: edges,
-                ..Default::default()
-            },
-            Combine::Min,
-        );
+        let b = UpdateBatch {
+            insert_edges: edges,
+            ..Default::default()
+        };
+        let (v, r) = if in_place {
+            vg.apply_in_place(&b, Combine::Min)
+        } else {
+            vg.apply(&b, Combine::Min)
+        };
         assert_eq!(v, k as u64);
         assert_eq!(r.inserted, 10);
     }
@@ -905,6 +918,74 @@ fn concurrent_readers_one_writer() {
     }
     assert_eq!(vg.reclaim(), 0);
     assert_eq!(vg.acquire().num_arcs(), 2000);
+}
+
+/// `apply_in_place` updates the version in place only when no snapshot holds it: a held
+/// snapshot never changes, versions are numbered as by `apply`, and the results (graph and
+/// counts) are those of `apply` on a model run beside it.
+#[test]
+fn apply_in_place_keeps_held_snapshots() {
+    let mut rng = Rng(31);
+    let opts = CTreeOptions {
+        directed: false,
+        in_edges: false,
+        b: 4,
+    };
+    let vg = VersionedGraph::new(CTreeGraph::<i32>::new(opts));
+    let model = VersionedGraph::new(CTreeGraph::<i32>::new(opts));
+    let mut held: Vec<(Snapshot<i32>, Vec<WeightedArc>)> = Vec::new();
+    for k in 1..=60u64 {
+        let mut b = UpdateBatch::new();
+        for _ in 0..rng.below(40) {
+            let (u, v) = (rng.below(50) as Vertex, rng.below(50) as Vertex);
+            if rng.below(3) == 0 {
+                b.delete_edges.push((u, v));
+            } else {
+                b.insert_edges.push((u, v, rng.below(9) as i32));
+            }
+        }
+        if k % 7 == 0 {
+            b.delete_vertices.push(rng.below(50) as Vertex);
+        }
+        let (v, r) = vg.apply_in_place(&b, Combine::Sum);
+        let (mv, mr) = model.apply(&b, Combine::Sum);
+        assert_eq!((v, r), (mv, mr), "batch {k}");
+        assert_eq!(v, k);
+        let (s, m) = (vg.acquire(), model.acquire());
+        assert_eq!(s.version(), k);
+        assert_eq!(
+            weighted_arcs(&s.flat()),
+            weighted_arcs(&m.flat()),
+            "batch {k}"
+        );
+        // Hold every third version (the next batches must copy around it) and let go of
+        // some of the older ones (later batches may then update in place again).
+        if k % 3 == 0 {
+            let arcs = weighted_arcs(&s.flat());
+            held.push((s, arcs));
+        }
+        if k % 5 == 0 && !held.is_empty() {
+            held.remove(0);
+        }
+        for (s, arcs) in &held {
+            assert_eq!(&weighted_arcs(&s.flat()), arcs, "a held snapshot changed");
+        }
+    }
+    drop(held);
+    assert_eq!(vg.reclaim(), 0);
+}
+
+type WeightedArc = (Vertex, Vertex, i32);
+
+fn weighted_arcs<G: Graph<W = i32>>(g: &G) -> Vec<WeightedArc> {
+    let mut out = Vec::new();
+    for u in 0..g.num_vertices() as Vertex {
+        g.for_each_out(u, |v, w| {
+            out.push((u, v, w));
+            true
+        });
+    }
+    out
 }
 
 fn graph_arcs_unit<G: Graph<W = ()>>(g: &G) -> usize {
