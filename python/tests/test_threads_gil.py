@@ -81,3 +81,54 @@ def test_two_threads_updating_one_graph_do_not_hang():
     assert not errors, errors
     assert dg.version == 2 * rounds
     assert dg.num_edges == 2 * n * rounds
+
+
+def test_snapshots_from_another_thread_during_updates():
+    """One thread inserts pool-sized batches into a DynamicGraph (each applied in place when no
+    snapshot holds the latest version) while another takes snapshots: no hang, and every
+    snapshot is one whole version (its edge count is its version's) that never changes while
+    held, also when later batches run."""
+    dg = weald.DynamicGraph()
+    n, rounds = 5_000, 40
+    errors = []
+    seen = []
+    done = threading.Event()
+
+    def writer():
+        try:
+            for r in range(rounds):
+                src = np.arange(n, dtype=np.int64) + r * n
+                dg.insert_edges(src, src + 10_000_000)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+        finally:
+            done.set()
+
+    def reader():
+        try:
+            held = []
+            while not done.is_set():
+                s = dg.snapshot()
+                seen.append(s.version)
+                if s.num_edges != n * s.version:
+                    errors.append(f"version {s.version} has {s.num_edges} edges")
+                if len(held) < 5:
+                    held.append((s, s.num_edges, int(s.degree().sum())))
+                else:
+                    s.release()
+            for s, m, d in held:
+                if (s.num_edges, int(s.degree().sum())) != (m, d):
+                    errors.append(f"held version {s.version} changed")
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    ts = [threading.Thread(target=f, daemon=True) for f in (writer, reader)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in ts), "snapshots during updates hung"
+    assert not errors, errors
+    assert seen, "the reader took no snapshot"
+    assert dg.version == rounds
+    assert dg.num_edges == n * rounds

@@ -68,7 +68,9 @@ fn result(version: u64, r: BatchResult) -> UpdateResult {
 ///
 /// Backed by C-trees (Aspen): purely-functional compressed trees shared between versions.
 /// One writer at a time (updates are serialised); any number of snapshots may be read
-/// concurrently, also from other threads, while updates continue.
+/// concurrently, also from other threads, while updates continue. An update while no snapshot
+/// holds the latest version changes that version in place (nothing copied, nothing to free);
+/// a `snapshot()` taken meanwhile from another thread waits for that update.
 ///
 /// Args:
 ///     num_vertices: start with vertices 0..num_vertices present (and no edges).
@@ -89,7 +91,7 @@ pub struct DynamicGraph {
     inner: AnyVersioned,
     rule: Combine,
     /// Taken (on the calling thread, outside the worker pool) for the whole of an update.
-    /// `VersionedGraph::apply` holds its writer lock while its batch runs on the pool, and a
+    /// `VersionedGraph::apply_in_place` holds its writer lock while its batch runs on the pool, and a
     /// pool thread waiting inside that batch may pick up another Python thread's queued
     /// update, which would then wait for the lock its own thread holds: two threads updating
     /// one graph would hang. With this, the second waits here instead.
@@ -163,13 +165,15 @@ impl AnySnap {
     }
 }
 
-fn snapshot_of(v: &AnyVersioned) -> weald_graph::Result<SnapData> {
+/// The latest version. Call it on the caller's thread, never in a pool job: during an update
+/// applied in place it waits for that update, and a pool thread waiting inside the update's
+/// own batch could pick the job up and wait for itself.
+fn latest(v: &AnyVersioned) -> AnySnap {
     match v {
         AnyVersioned::Unweighted(g) => AnySnap::Unweighted(g.acquire()),
         AnyVersioned::Int(g) => AnySnap::Int(g.acquire()),
         AnyVersioned::Float(g) => AnySnap::Float(g.acquire()),
     }
-    .flatten()
 }
 
 /// Pair endpoints (and weights) into the batch's triples.
@@ -212,9 +216,11 @@ impl DynamicGraph {
         let work = batch.len().saturating_mul(UPDATE_WORK);
         let (v, r) = compute_sized(py, work, move || {
             Ok(match (inner, batch) {
-                (AnyVersioned::Unweighted(g), AnyBatch::Unweighted(b)) => g.apply(&b, rule),
-                (AnyVersioned::Int(g), AnyBatch::Int(b)) => g.apply(&b, rule),
-                (AnyVersioned::Float(g), AnyBatch::Float(b)) => g.apply(&b, rule),
+                (AnyVersioned::Unweighted(g), AnyBatch::Unweighted(b)) => {
+                    g.apply_in_place(&b, rule)
+                }
+                (AnyVersioned::Int(g), AnyBatch::Int(b)) => g.apply_in_place(&b, rule),
+                (AnyVersioned::Float(g), AnyBatch::Float(b)) => g.apply_in_place(&b, rule),
                 _ => unreachable!("batch built for the graph's weight type"),
             })
         })?;
@@ -510,7 +516,8 @@ impl DynamicGraph {
     /// Taking it is O(1) for the version plus O(n) to flatten the vertex array.
     fn snapshot(&self, py: Python<'_>) -> PyResult<Py<Snapshot>> {
         let inner = &self.inner;
-        let data = compute(py, move || snapshot_of(inner))?;
+        let snap = py.detach(|| latest(inner));
+        let data = compute(py, move || snap.flatten())?;
         new_snapshot(py, data)
     }
 
