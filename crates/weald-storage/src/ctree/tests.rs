@@ -934,6 +934,11 @@ fn apply_in_place_keeps_held_snapshots() {
     let vg = VersionedGraph::new(CTreeGraph::<i32>::new(opts));
     let model = VersionedGraph::new(CTreeGraph::<i32>::new(opts));
     let mut held: Vec<(Snapshot<i32>, Vec<WeightedArc>)> = Vec::new();
+    // Where the latest version's graph lives, and whether a snapshot still holds it: a batch
+    // applied in place leaves the graph where it was, a copy is a new allocation made while
+    // the old one is still alive.
+    let mut prev: Option<(*const CTreeGraph<i32>, bool)> = None;
+    let mut in_place = 0;
     for k in 1..=60u64 {
         let mut b = UpdateBatch::new();
         for _ in 0..rng.below(40) {
@@ -953,6 +958,15 @@ fn apply_in_place_keeps_held_snapshots() {
         assert_eq!(v, k);
         let (s, m) = (vg.acquire(), model.acquire());
         assert_eq!(s.version(), k);
+        let here: *const CTreeGraph<i32> = s.graph();
+        if let Some((there, was_held)) = prev {
+            assert_eq!(
+                here == there,
+                !was_held,
+                "batch {k}: in place iff nothing held"
+            );
+            in_place += usize::from(here == there);
+        }
         assert_eq!(
             weighted_arcs(&s.flat()),
             weighted_arcs(&m.flat()),
@@ -970,7 +984,12 @@ fn apply_in_place_keeps_held_snapshots() {
         for (s, arcs) in &held {
             assert_eq!(&weighted_arcs(&s.flat()), arcs, "a held snapshot changed");
         }
+        prev = Some((here, held.iter().any(|(h, _)| h.version() == k)));
     }
+    assert!(
+        in_place >= 30,
+        "only {in_place} of 59 batches applied in place"
+    );
     drop(held);
     assert_eq!(vg.reclaim(), 0);
 }
