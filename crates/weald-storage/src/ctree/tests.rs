@@ -994,6 +994,80 @@ fn apply_in_place_keeps_held_snapshots() {
     assert_eq!(vg.reclaim(), 0);
 }
 
+/// A weight whose sum panics when either side is -7: a bug inside a batch, on demand.
+#[derive(Clone, Copy, Default, PartialEq, PartialOrd, Debug)]
+struct Boom(i32);
+
+impl Weight for Boom {
+    const WEIGHTED: bool = true;
+    const NAME: &'static str = "boom";
+    type Dist = i64;
+    fn parse(text: &str) -> Option<Self> {
+        text.parse().ok().map(Boom)
+    }
+    fn to_f64(self) -> f64 {
+        self.0 as f64
+    }
+    fn to_dist(self) -> i64 {
+        self.0 as i64
+    }
+    fn add(self, other: Self) -> Self {
+        assert!(self.0 != -7 && other.0 != -7, "boom");
+        Boom(self.0 + other.0)
+    }
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+    const BYTES: usize = 4;
+    fn read_le(bytes: &[u8]) -> Self {
+        Boom(i32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+    }
+}
+
+/// A batch that panics while applied in place leaves the version published again (readers
+/// neither hang nor crash), and the graph poisoned: further batches panic until a whole new
+/// graph is set.
+#[test]
+fn apply_in_place_panic_poisons() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let opts = CTreeOptions {
+        directed: true,
+        in_edges: false,
+        b: 4,
+    };
+    let vg = VersionedGraph::new(CTreeGraph::<Boom>::new(opts));
+    let insert = |u, v, w| UpdateBatch {
+        insert_edges: vec![(u, v, Boom(w))],
+        ..Default::default()
+    };
+    assert_eq!(vg.apply_in_place(&insert(0, 1, 5), Combine::Sum).0, 1);
+    let bug = catch_unwind(AssertUnwindSafe(|| {
+        vg.apply_in_place(&insert(0, 1, -7), Combine::Sum)
+    }));
+    assert!(bug.is_err(), "the sum with -7 must panic");
+    let s = vg.acquire();
+    assert_eq!((s.version(), s.num_vertices()), (1, 2));
+    drop(s);
+    for in_place in [false, true] {
+        let again = catch_unwind(AssertUnwindSafe(|| {
+            if in_place {
+                vg.apply_in_place(&insert(1, 0, 1), Combine::Sum)
+            } else {
+                vg.apply(&insert(1, 0, 1), Combine::Sum)
+            }
+        }));
+        assert!(
+            again.is_err(),
+            "a poisoned graph takes no batch (in place: {in_place})"
+        );
+    }
+    let fresh = CTreeGraph::<Boom>::new(opts);
+    let (v, _) = vg.set_deferred(fresh);
+    let (w, r) = vg.apply_in_place(&insert(1, 0, 3), Combine::Sum);
+    assert_eq!((w, r.inserted), (v + 1, 1));
+    assert_eq!(vg.acquire().num_arcs(), 1);
+}
+
 type WeightedArc = (Vertex, Vertex, i32);
 
 fn weighted_arcs<G: Graph<W = i32>>(g: &G) -> Vec<WeightedArc> {
