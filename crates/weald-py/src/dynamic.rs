@@ -91,10 +91,10 @@ pub struct DynamicGraph {
     inner: AnyVersioned,
     rule: Combine,
     /// Taken (on the calling thread, outside the worker pool) for the whole of an update.
-    /// `VersionedGraph::apply_in_place` holds its writer lock while its batch runs on the pool, and a
-    /// pool thread waiting inside that batch may pick up another Python thread's queued
-    /// update, which would then wait for the lock its own thread holds: two threads updating
-    /// one graph would hang. With this, the second waits here instead.
+    /// `VersionedGraph::apply_in_place` holds its writer lock while its batch runs on the
+    /// pool, and a pool thread waiting inside that batch may pick up another Python thread's
+    /// queued update, which would then wait for the lock its own thread holds: two threads
+    /// updating one graph would hang. With this, the second waits here instead.
     turn: Mutex<()>,
 }
 

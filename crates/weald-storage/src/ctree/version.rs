@@ -192,10 +192,21 @@ impl<W: Weight> VersionedGraph<W> {
     pub fn apply(&self, batch: &UpdateBatch<W>, rule: Combine) -> (u64, BatchResult) {
         let mut st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         self.check_poison();
+        self.apply_copying(&mut st, batch, rule)
+    }
+
+    /// `apply`'s work, under the writer lock `st`: the batch applied to a copy of the touched
+    /// paths, published as a new version.
+    fn apply_copying(
+        &self,
+        st: &mut WriterState<W>,
+        batch: &UpdateBatch<W>,
+        rule: Combine,
+    ) -> (u64, BatchResult) {
         let cur = self.acquire();
         let (g, r) = cur.graph().apply(batch, rule);
         drop(cur);
-        (self.publish(&mut st, g).0, r)
+        (self.publish(st, g).0, r)
     }
 
     /// [`apply`](Self::apply), but when no snapshot holds the current version, that version is
@@ -248,10 +259,7 @@ impl<W: Weight> VersionedGraph<W> {
             self.current.store(p, SeqCst);
             drop(gate);
         }
-        let cur = self.acquire();
-        let (g, r) = cur.graph().apply(batch, rule);
-        drop(cur);
-        (self.publish(&mut st, g).0, r)
+        self.apply_copying(&mut st, batch, rule)
     }
 
     fn check_poison(&self) {
