@@ -10,6 +10,16 @@ import numpy as np
 import weald
 
 
+def run_to_end(threads, hung: str, timeout: float = 120) -> None:
+    """Start `threads` (daemons), wait for each up to `timeout` s; fail with `hung` if any is
+    still running then."""
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    assert not any(t.is_alive() for t in threads), hung
+
+
 def test_two_threads_overlap():
     g = weald.generate.rmat(15, edge_factor=16, seed=5)
     weald.pagerank(g, tol=0.0, max_iter=3)  # warm up the pool
@@ -72,12 +82,8 @@ def test_two_threads_updating_one_graph_do_not_hang():
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(repr(e))
 
-    ts = [threading.Thread(target=writer, args=(k,), daemon=True) for k in (0, 1)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in ts), "two threads updating one graph hung"
+    run_to_end([threading.Thread(target=writer, args=(k,), daemon=True) for k in (0, 1)],
+               "two threads updating one graph hung")
     assert not errors, errors
     assert dg.version == 2 * rounds
     assert dg.num_edges == 2 * n * rounds
@@ -122,12 +128,8 @@ def test_snapshots_from_another_thread_during_updates():
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(repr(e))
 
-    ts = [threading.Thread(target=f, daemon=True) for f in (writer, reader)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in ts), "snapshots during updates hung"
+    run_to_end([threading.Thread(target=f, daemon=True) for f in (writer, reader)],
+               "snapshots during updates hung")
     assert not errors, errors
     assert seen, "the reader took no snapshot"
     assert dg.version == rounds
