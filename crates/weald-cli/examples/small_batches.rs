@@ -19,6 +19,9 @@ use weald::Vertex;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (the index of `mi_option_purge_delay` in mimalloc.h).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let file = args
@@ -29,6 +32,12 @@ fn main() {
     let mode = args.next();
     let chain = mode.as_deref() == Some("chain");
     let in_place = mode.as_deref() == Some("in-place");
+    // As the `weald` commands that apply batches do (`keep_freed_memory`): freed memory is
+    // kept for a second, unless MIMALLOC_PURGE_DELAY says otherwise.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    }
     let loaded = load(Path::new(&file), &LoadOptions::default()).expect("load");
     let AnyCsr::Unweighted(csr) = loaded.graph else {
         panic!("small_batches takes an unweighted graph");

@@ -82,6 +82,28 @@ pub trait Graph: Sync {
         }
     }
 
+    /// Fold `f` over the weights of `v`'s out-arcs, in arc order, from `init`: for passes
+    /// that read only weights ([`crate::WeightSummary::of_graph`]). The state goes by value
+    /// from call to call, so it stays in registers (a closure that updates captured state
+    /// through `&mut` stores it back after every weight: the compiler cannot tell that the
+    /// weights' bytes do not alias it). The default scans the arcs; a backend that stores
+    /// weights apart from the neighbours (the C-tree's chunks keep them after the packed gaps)
+    /// reads them without decoding the neighbours.
+    #[inline]
+    fn fold_out_weights<T: Copy, F: FnMut(T, Self::W) -> T>(
+        &self,
+        v: Vertex,
+        init: T,
+        mut f: F,
+    ) -> T {
+        let mut acc = init;
+        self.for_each_out(v, |_, w| {
+            acc = f(acc, w);
+            true
+        });
+        acc
+    }
+
     /// [`par_for_each_out`](Graph::par_for_each_out) that also calls `ahead` on neighbours
     /// before `f` gets them, as [`for_each_out_ahead`](Graph::for_each_out_ahead) does, in
     /// each piece of the adjacency a thread scans (the CSR's pieces look ahead into the next

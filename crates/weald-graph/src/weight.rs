@@ -304,9 +304,10 @@ impl WeightSummary {
             .finish::<W>()
     }
 
-    /// The summary of every stored arc's weight of `g`, walking every adjacency in parallel
-    /// ([`crate::Graph::weight_summary`]'s default). Its float sum is grouped by vertex and may
-    /// differ from [`of_weights`](Self::of_weights)' in the last bits.
+    /// The summary of every stored arc's weight of `g`, folding over every vertex's weights
+    /// in parallel ([`crate::Graph::fold_out_weights`]; [`crate::Graph::weight_summary`]'s
+    /// default). Its float sum is grouped by vertex and may differ from
+    /// [`of_weights`](Self::of_weights)' in the last bits.
     pub fn of_graph<G: crate::Graph + ?Sized>(g: &G) -> Self {
         use rayon::prelude::*;
         (0..g.num_vertices() as crate::Vertex)
@@ -314,12 +315,15 @@ impl WeightSummary {
             .with_min_len(256)
             .fold(
                 || Gather::EMPTY,
-                |mut a, u| {
-                    let mut sum = <G::W as Weight>::Dist::ZERO;
-                    g.for_each_out(u, |_, w| {
-                        a.add(&mut sum, w);
-                        true
-                    });
+                |a, u| {
+                    let (a, sum) = g.fold_out_weights(
+                        u,
+                        (a, <G::W as Weight>::Dist::ZERO),
+                        |(mut a, mut sum), w| {
+                            a.add(&mut sum, w);
+                            (a, sum)
+                        },
+                    );
                     a.end_run::<G::W>(sum)
                 },
             )

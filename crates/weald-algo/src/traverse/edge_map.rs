@@ -187,6 +187,10 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
     fn out_neighbors_slice(&self, v: Vertex) -> Option<&[Vertex]> {
         self.0.out_neighbors_slice(v)
     }
+    #[inline]
+    fn fold_out_weights<T: Copy, F: FnMut(T, Self::W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+        self.0.fold_out_weights(v, init, f)
+    }
     fn weight_summary(&self) -> weald_graph::WeightSummary {
         self.0.weight_summary()
     }

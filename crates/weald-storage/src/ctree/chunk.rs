@@ -212,6 +212,21 @@ impl Chunk {
         }
     }
 
+    /// Fold `f` over the elements' weights, in element order, reading only the weights
+    /// (`init` when `W` has none: the caller knows the count).
+    #[inline]
+    pub fn fold_weights<W: Weight, T>(&self, base: Vertex, init: T, f: impl FnMut(T, W) -> T) -> T {
+        let b = self.raw();
+        if b.is_empty() || !W::WEIGHTED {
+            return init;
+        }
+        let c = Head::read(b, base).count;
+        b[b.len() - c * W::BYTES..]
+            .chunks_exact(W::BYTES)
+            .map(W::read_le)
+            .fold(init, f)
+    }
+
     /// Call `f(x, w)` on every element in order, and `ahead(y)` on elements before `f` gets
     /// them: first on the first `dist` elements at once, then, as `f` gets element `i`, on
     /// element `i + dist`. A second cursor decodes the gaps `dist` positions ahead (one

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use weald_graph::parallel::SendPtr;
-use weald_graph::{Graph, InGraph, Vertex, Weight};
+use weald_graph::{Graph, InGraph, Vertex, Weight, WeightSummary};
 
 /// An `n`-element array of the edge trees of one version, plus the version itself, which keeps
 /// every tree alive. Building it is O(n) and parallel.
@@ -34,6 +34,8 @@ pub struct FlatSnapshot<W: Weight = ()> {
     present: Vec<u64>,
     /// The number of self loops, counted (by a scan) when first asked for.
     self_loops: std::sync::OnceLock<usize>,
+    /// The weight summary, gathered (by a scan of the weights) when first asked for.
+    weights: std::sync::OnceLock<WeightSummary>,
 }
 
 // SAFETY: the slots alias immutable `Arc`-owned data of `graph`, which this struct owns (so it
@@ -116,6 +118,7 @@ impl<W: Weight> FlatSnapshot<W> {
             present: bits.into_iter().map(AtomicU64::into_inner).collect(),
             graph: graph.clone(),
             self_loops: std::sync::OnceLock::new(),
+            weights: std::sync::OnceLock::new(),
         }
     }
 
@@ -173,6 +176,28 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         let c = weald_graph::traits::count_self_loops(self);
         let _ = self.self_loops.set(c);
         c
+    }
+
+    /// Gathered in parallel by [`fold_out_weights`](Graph::fold_out_weights), which reads only
+    /// the weights, and remembered, as [`num_self_loops`](Graph::num_self_loops) is: the
+    /// snapshot never changes, and each delta-stepping run asks for it. (RMAT scale 20, 31 M
+    /// weights, 1 thread: 100–125 ms for the first call, against 145–190 ms for a scan of
+    /// the arcs; a fifth of a delta-stepping run, which later runs no longer pay.)
+    fn weight_summary(&self) -> WeightSummary {
+        if let Some(&s) = self.weights.get() {
+            return s;
+        }
+        let s = WeightSummary::of_graph(self);
+        let _ = self.weights.set(s);
+        s
+    }
+
+    #[inline]
+    fn fold_out_weights<T: Copy, F: FnMut(T, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+        match self.out_tree(v) {
+            Some(t) => t.fold_weights(v, init, f),
+            None => init,
+        }
     }
 
     #[inline]

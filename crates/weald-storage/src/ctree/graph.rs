@@ -853,6 +853,14 @@ impl<W: Weight> Graph for CTreeGraph<W> {
     }
 
     #[inline]
+    fn fold_out_weights<T: Copy, F: FnMut(T, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+        match self.out_tree(v) {
+            Some(t) => t.fold_weights(v, init, f),
+            None => init,
+        }
+    }
+
+    #[inline]
     fn for_each_out_ahead<A: Fn(Vertex), F: FnMut(Vertex, W)>(
         &self,
         v: Vertex,

@@ -279,6 +279,15 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
             .map(|(k, w)| (k.1, *w))
             .collect();
         assert_eq!(got.into_inner(), want, "look-ahead scan of {u}");
+        // The weights-only fold: the same weights, in arc order (the tree's heads included).
+        let (k, all) = g.fold_out_weights(u, (0, true), |(i, ok), w| {
+            (i + 1, ok && want.get(i).is_some_and(|x| x.1 == w))
+        });
+        assert!(
+            k == want.len() && all,
+            "weights of {u}: {k} of {}",
+            want.len()
+        );
         let ahead = ahead.into_inner();
         assert!(ahead.windows(2).all(|p| p[0] < p[1]), "ahead out of order");
         assert!(
@@ -339,6 +348,13 @@ fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
         f.prefetch_in(v);
     }
     assert_eq!(graph_arcs(&f), m.arcs);
+    // The weight summary, from the weights-only folds, equals the model's (integer weights:
+    // sums are exact whatever their grouping); the snapshot's second answer is its cached one.
+    let ws: Vec<i32> = m.arcs.values().copied().collect();
+    let want = weald_graph::WeightSummary::of_weights(&ws);
+    assert_eq!(g.weight_summary(), want);
+    assert_eq!(f.weight_summary(), want);
+    assert_eq!(f.weight_summary(), want);
     // Both C-tree views implement the look-ahead (the trait's default hands out nothing on a
     // graph without slices); only heads are never handed out: with b = 1 all are, with b >= 2
     // at most half of them on average.
@@ -606,6 +622,14 @@ fn high_degree_vertex() {
         true
     });
     assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
+    // the weights-only fold walks the tree's chunks and heads in order
+    let ws = g.fold_out_weights(hub, (0u64, 0u64), |(i, h), w| {
+        (i + 1, h.wrapping_mul(31).wrapping_add(w as u64))
+    });
+    let want = model.values().fold((0u64, 0u64), |(i, h), &w| {
+        (i + 1, h.wrapping_mul(31).wrapping_add(w as u64))
+    });
+    assert_eq!(ws, want);
     // parallel traversal sees every neighbour once
     let sum = std::sync::atomic::AtomicU64::new(0);
     g.par_for_each_out(hub, |v, _| {

@@ -233,6 +233,23 @@ impl<W: Weight> CTree<W> {
         self.prefix.for_each(base, &mut f) && for_each_node(&self.root, &mut f)
     }
 
+    /// Fold `f` over the elements' weights, in element order, without decoding the elements
+    /// ([`Chunk::fold_weights`]); over `W::default()` per element when unweighted.
+    pub(crate) fn fold_weights<T>(&self, base: Vertex, init: T, mut f: impl FnMut(T, W) -> T) -> T {
+        if !W::WEIGHTED {
+            return (0..self.len()).fold(init, |a, _| f(a, W::default()));
+        }
+        fn rec<W: Weight, T>(l: &Link<W>, acc: T, f: &mut impl FnMut(T, W) -> T) -> T {
+            let Some(n) = l else { return acc };
+            let acc = rec(&n.left, acc, f);
+            let acc = f(acc, n.w);
+            let acc = n.tail.fold_weights(n.head, acc, &mut *f);
+            rec(&n.right, acc, f)
+        }
+        let acc = self.prefix.fold_weights(base, init, &mut f);
+        rec(&self.root, acc, &mut f)
+    }
+
     /// Call `f` on every element in order, and `ahead` on elements before `f` gets them
     /// ([`Chunk::for_each_ahead`] on each chunk: the look-ahead restarts at every chunk, so
     /// it covers all but the heads of a multi-chunk tree).
