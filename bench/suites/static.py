@@ -5,7 +5,10 @@ peers run bench/peers.py on the same graph (built from the same edges, not timed
 `weald ctree` is the same command with `--backend ctree`: the kernel on a C-tree snapshot
 (loading and converting are not timed), for the kernels Aspen reports on its snapshots, the
 cheap ones (the C-tree store issue asks for at most 1.3x the CSR's time), and the two whose
-relaxations read neighbour state ahead (SSSP, k-core).
+relaxations read neighbour state ahead (SSSP, k-core). The warm-up trial also gathers what a
+snapshot remembers once asked (its weight summary, which each SSSP run reads), as the CSR
+gathers it when built; `cargo run --release --example sssp_snapshot -p weald-cli -- FILE`
+times SSSP on the CSR, on a fresh snapshot and on a kept one, in one process.
 """
 
 from __future__ import annotations
