@@ -7,8 +7,8 @@ peers run bench/peers.py on the same graph (built from the same edges, not timed
 cheap ones (the C-tree store issue asks for at most 1.3x the CSR's time), and the two whose
 relaxations read neighbour state ahead (SSSP, k-core). The warm-up trial also gathers what a
 snapshot remembers once asked (its weight summary, which each SSSP run reads), as the CSR
-gathers it when built; `cargo run --release --example sssp_snapshot -p weald-cli -- FILE`
-times SSSP on the CSR, on a fresh snapshot and on a kept one, in one process.
+gathers it when built. `cargo run --release --example backends_ab -p weald-cli -- ALGO FILE`
+times the two backends in one process, trials alternating (free of run-to-run noise).
 """
 
 from __future__ import annotations

@@ -1,0 +1,53 @@
+//! Times one algorithm on the CSR of FILE and on a flat C-tree snapshot of it, in one process,
+//! trials alternating between the two, as `weald run ALGO FILE [--backend ctree]` runs them
+//! (the same runner, sources and parameters; loading and converting are not timed):
+//! `cargo run --release --example backends_ab -p weald-cli -- ALGO FILE [TRIALS] [THREADS]`.
+//! The first trial of each is a warm-up (not counted; it also gathers what a snapshot
+//! remembers once asked, such as its weight summary). Prints the medians and their ratio.
+//! Separate processes on a shared machine differ by 20–30 % from run to run; trials that
+//! alternate in one process see the same machine.
+use std::path::Path;
+use weald::io::{load, LoadOptions};
+use weald::runner::{self, median, Algorithm, RunParams};
+use weald::storage::ctree::DEFAULT_B;
+use weald::{AnyGraph, Backend};
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> weald::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: backends_ab ALGO FILE [TRIALS] [THREADS]";
+    let alg: Algorithm = args.next().expect(usage).parse()?;
+    let file = args.next().expect(usage);
+    let trials: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let threads: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let csr = AnyGraph::from(load(Path::new(&file), &LoadOptions::default())?.graph);
+    let ctree = AnyGraph::from(csr.to_csr()).into_backend(Backend::CTree, DEFAULT_B)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    // One trial per run: with a fixed seed, a source-based algorithm starts every trial of
+    // both from the same (random, non-isolated) vertex.
+    let params = RunParams::default();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    pool.install(|| -> weald::Result<()> {
+        for t in 0..=trials {
+            let x = runner::run(&csr, alg, &params)?;
+            let y = runner::run(&ctree, alg, &params)?;
+            if t > 0 {
+                a.push(x.trials[0]);
+                b.push(y.trials[0]);
+            }
+        }
+        Ok(())
+    })?;
+    let (ma, mb) = (median(&a) * 1e3, median(&b) * 1e3);
+    println!(
+        "{} on {file}, {threads} threads, medians of {trials} alternating trials: csr {ma:.1} ms, ctree {mb:.1} ms, ratio {:.2}",
+        alg.name(),
+        mb / ma
+    );
+    Ok(())
+}
