@@ -177,6 +177,27 @@ pub trait InGraph: Graph {
     /// until `f` returns `false`. Returns `false` iff stopped early.
     fn for_each_in<F: FnMut(Vertex, Self::W) -> bool>(&self, v: Vertex, f: F) -> bool;
 
+    /// Fold `f` over the in-arcs `(u, w)` of `v` (arc `u→v`), in increasing order of `u`, from
+    /// `init`: for loops that sum over in-neighbours (PageRank's pull). The state goes by
+    /// value from call to call. A closure that adds to a captured variable, handed to a scan
+    /// that is not inlined into the caller (the C-tree's, which recurses over tree nodes),
+    /// gets a pointer to it and stores it after every arc, which puts a store and a reload
+    /// on the add's dependency chain. The default runs [`for_each_in`](Self::for_each_in).
+    #[inline]
+    fn fold_in<T: Copy, F: FnMut(T, Vertex, Self::W) -> T>(
+        &self,
+        v: Vertex,
+        init: T,
+        mut f: F,
+    ) -> T {
+        let mut acc = init;
+        self.for_each_in(v, |u, w| {
+            acc = f(acc, u, w);
+            true
+        });
+        acc
+    }
+
     /// Hint: `v`'s in-neighbours will be read soon; see [`Graph::prefetch_out`].
     #[inline(always)]
     fn prefetch_in(&self, _v: Vertex) {}

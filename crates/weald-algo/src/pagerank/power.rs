@@ -256,12 +256,8 @@ fn pull_step<G: InGraph, C: Copy + Into<f64> + Sync>(
         let mut l1 = 0.0;
         for (i, x) in xs.iter_mut().enumerate() {
             let v = b * BLOCK + i;
-            let mut sum = 0.0;
             g.prefetch_in((v as u32).saturating_add(PREFETCH_AHEAD));
-            g.for_each_in(v as u32, |u, _| {
-                sum += contrib[u as usize].into();
-                true
-            });
+            let sum = g.fold_in(v as u32, 0.0, |s, u, _| s + contrib[u as usize].into());
             *x = base + d * sum;
             l1 += (*x - rank[v]).abs();
         }

@@ -227,6 +227,23 @@ impl Chunk {
             .fold(init, f)
     }
 
+    /// Fold `f` over the elements `(x, w)` in order. The state is this function's own, so it
+    /// stays in a register through the decoding loop.
+    #[inline]
+    pub fn fold<W: Weight, T: Copy>(
+        &self,
+        base: Vertex,
+        init: T,
+        mut f: impl FnMut(T, Vertex, W) -> T,
+    ) -> T {
+        let mut acc = init;
+        self.for_each(base, |x, w| {
+            acc = f(acc, x, w);
+            true
+        });
+        acc
+    }
+
     /// Call `f(x, w)` on every element in order, and `ahead(y)` on elements before `f` gets
     /// them: first on the first `dist` elements at once, then, as `f` gets element `i`, on
     /// element `i + dist`. A second cursor decodes the gaps `dist` positions ahead (one

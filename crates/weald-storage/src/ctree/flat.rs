@@ -277,6 +277,18 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
     }
 
     #[inline]
+    fn fold_in<T: Copy, F: FnMut(T, Vertex, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+        assert!(
+            self.has_in_edges(),
+            "in-trees of a directed C-tree graph were not kept"
+        );
+        match self.in_tree(v) {
+            Some(t) => t.fold(v, init, f),
+            None => init,
+        }
+    }
+
+    #[inline]
     fn prefetch_in(&self, v: Vertex) {
         if let Some(t) = self.in_tree(v) {
             t.prefetch();

@@ -912,4 +912,15 @@ impl<W: Weight> InGraph for CTreeGraph<W> {
         );
         self.in_tree(v).is_none_or(|t| t.for_each(v, f))
     }
+
+    fn fold_in<T: Copy, F: FnMut(T, Vertex, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+        assert!(
+            self.has_in_edges(),
+            "in-trees of a directed C-tree graph were not kept"
+        );
+        match self.in_tree(v) {
+            Some(t) => t.fold(v, init, f),
+            None => init,
+        }
+    }
 }

@@ -311,13 +311,22 @@ fn ahead_count<G: Graph>(g: &G) -> usize {
 fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
     let mut m = BTreeMap::new();
     for v in 0..g.num_vertices() as Vertex {
-        let mut deg = 0;
+        let mut seen = Vec::new();
         g.for_each_in(v, |u, w| {
-            deg += 1;
+            seen.push((u, w));
             m.insert((u, v), w);
             true
         });
-        assert_eq!(deg, g.in_degree(v));
+        assert_eq!(seen.len(), g.in_degree(v));
+        // The fold: the same in-arcs, in the same order (the trees' heads included).
+        let (k, all) = g.fold_in(v, (0, true), |(i, ok), u, w| {
+            (i + 1, ok && seen.get(i) == Some(&(u, w)))
+        });
+        assert!(
+            k == seen.len() && all,
+            "fold_in of {v}: {k} of {}",
+            seen.len()
+        );
     }
     m
 }

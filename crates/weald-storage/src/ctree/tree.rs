@@ -239,15 +239,26 @@ impl<W: Weight> CTree<W> {
         if !W::WEIGHTED {
             return (0..self.len()).fold(init, |a, _| f(a, W::default()));
         }
-        fn rec<W: Weight, T>(l: &Link<W>, acc: T, f: &mut impl FnMut(T, W) -> T) -> T {
-            let Some(n) = l else { return acc };
-            let acc = rec(&n.left, acc, f);
-            let acc = f(acc, n.w);
-            let acc = n.tail.fold_weights(n.head, acc, &mut *f);
-            rec(&n.right, acc, f)
-        }
         let acc = self.prefix.fold_weights(base, init, &mut f);
-        rec(&self.root, acc, &mut f)
+        fold_nodes(&self.root, acc, &mut |acc, n| {
+            n.tail.fold_weights(n.head, f(acc, n.w), &mut f)
+        })
+    }
+
+    /// Fold `f` over the elements `(x, w)` in order ([`Chunk::fold`]). The state goes by value
+    /// through every chunk and node; [`for_each`](Self::for_each)'s closure, passed down by
+    /// reference, keeps captured state in memory (see `InGraph::fold_in`).
+    #[inline]
+    pub(crate) fn fold<T: Copy>(
+        &self,
+        base: Vertex,
+        init: T,
+        mut f: impl FnMut(T, Vertex, W) -> T,
+    ) -> T {
+        let acc = self.prefix.fold(base, init, &mut f);
+        fold_nodes(&self.root, acc, &mut |acc, n| {
+            n.tail.fold(n.head, f(acc, n.head, n.w), &mut f)
+        })
     }
 
     /// Call `f` on every element in order, and `ahead` on elements before `f` gets them
@@ -418,6 +429,14 @@ fn for_each_node<W: Weight>(l: &Link<W>, f: &mut impl FnMut(Vertex, W) -> bool) 
         && f(n.head, n.w)
         && n.tail.for_each(n.head, &mut *f)
         && for_each_node(&n.right, f)
+}
+
+/// Fold `f` over the nodes in order (`f` folds a node's head and its tail).
+fn fold_nodes<W: Weight, T>(l: &Link<W>, acc: T, f: &mut impl FnMut(T, &Node<W>) -> T) -> T {
+    let Some(n) = l else { return acc };
+    let acc = fold_nodes(&n.left, acc, f);
+    let acc = f(acc, n);
+    fold_nodes(&n.right, acc, f)
 }
 
 fn nodes_ahead<W: Weight>(
