@@ -82,6 +82,24 @@ pub trait Graph: Sync {
         }
     }
 
+    /// [`for_each_out_ahead`](Graph::for_each_out_ahead) as a fold: `f(acc, u, w)` on every
+    /// out-arc of `v` in order, from `init`, with the state by value (see
+    /// [`InGraph::fold_in`] for why a sum should not be a captured variable). The default runs
+    /// `for_each_out_ahead`.
+    #[inline]
+    fn fold_out_ahead<T: Copy, A: Fn(Vertex), F: FnMut(T, Vertex, Self::W) -> T>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        init: T,
+        mut f: F,
+    ) -> T {
+        let mut acc = init;
+        self.for_each_out_ahead(v, dist, ahead, |u, w| acc = f(acc, u, w));
+        acc
+    }
+
     /// Fold `f` over the weights of `v`'s out-arcs, in arc order, from `init`: for passes
     /// that read only weights ([`crate::WeightSummary::of_graph`]). The state goes by value
     /// from call to call, so it stays in registers (a closure that updates captured state

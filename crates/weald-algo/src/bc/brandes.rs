@@ -210,13 +210,15 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
                             acc += f64::from_bits(contrib[w as usize].load(Relaxed));
                         }
                     }
-                    // Compressed adjacency: the backend's own look-ahead (a second cursor).
+                    // Compressed adjacency: the backend's own look-ahead (a second cursor), the
+                    // sum by value (`fold_out_ahead`: kept in a register through the scan).
                     None => {
-                        g.for_each_out_ahead(
+                        acc = g.fold_out_ahead(
                             v,
                             ARCS_AHEAD,
                             |a| weald_graph::prefetch_at(&contrib, a as usize),
-                            |w, _| acc += f64::from_bits(contrib[w as usize].load(Relaxed)),
+                            0.0,
+                            |acc, w, _| acc + f64::from_bits(contrib[w as usize].load(Relaxed)),
                         );
                     }
                 }

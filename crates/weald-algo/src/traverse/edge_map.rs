@@ -188,6 +188,17 @@ impl<G: Graph> Graph for AsInGraph<'_, G> {
         self.0.out_neighbors_slice(v)
     }
     #[inline]
+    fn fold_out_ahead<T: Copy, A: Fn(Vertex), F: FnMut(T, Vertex, Self::W) -> T>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        init: T,
+        f: F,
+    ) -> T {
+        self.0.fold_out_ahead(v, dist, ahead, init, f)
+    }
+    #[inline]
     fn fold_out_weights<T: Copy, F: FnMut(T, Self::W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
         self.0.fold_out_weights(v, init, f)
     }

@@ -244,6 +244,22 @@ impl Chunk {
         acc
     }
 
+    /// [`for_each_ahead`](Self::for_each_ahead) as a fold (the state this function's own, as
+    /// in [`fold`](Self::fold)).
+    #[inline]
+    pub fn fold_ahead<W: Weight, T: Copy>(
+        &self,
+        base: Vertex,
+        dist: usize,
+        ahead: &impl Fn(Vertex),
+        init: T,
+        mut f: impl FnMut(T, Vertex, W) -> T,
+    ) -> T {
+        let mut acc = init;
+        self.for_each_ahead(base, dist, ahead, |x, w| acc = f(acc, x, w));
+        acc
+    }
+
     /// Call `f(x, w)` on every element in order, and `ahead(y)` on elements before `f` gets
     /// them: first on the first `dist` elements at once, then, as `f` gets element `i`, on
     /// element `i + dist`. A second cursor decodes the gaps `dist` positions ahead (one

@@ -193,6 +193,21 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
     }
 
     #[inline]
+    fn fold_out_ahead<T: Copy, A: Fn(Vertex), F: FnMut(T, Vertex, W) -> T>(
+        &self,
+        v: Vertex,
+        dist: usize,
+        ahead: A,
+        init: T,
+        f: F,
+    ) -> T {
+        match self.out_tree(v) {
+            Some(t) => t.fold_ahead(v, dist, &ahead, init, f),
+            None => init,
+        }
+    }
+
+    #[inline]
     fn fold_out_weights<T: Copy, F: FnMut(T, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
         match self.out_tree(v) {
             Some(t) => t.fold_weights(v, init, f),

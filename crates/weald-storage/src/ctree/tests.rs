@@ -279,6 +279,19 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
             .map(|(k, w)| (k.1, *w))
             .collect();
         assert_eq!(got.into_inner(), want, "look-ahead scan of {u}");
+        // The look-ahead fold: the same arcs in the same order.
+        let (k, all) = g.fold_out_ahead(
+            u,
+            3,
+            |_| {},
+            (0, true),
+            |(i, ok), v, w| (i + 1, ok && want.get(i) == Some(&(v, w))),
+        );
+        assert!(
+            k == want.len() && all,
+            "fold_out_ahead of {u}: {k} of {}",
+            want.len()
+        );
         // The weights-only fold: the same weights, in arc order (the tree's heads included).
         let (k, all) = g.fold_out_weights(u, (0, true), |(i, ok), w| {
             (i + 1, ok && want.get(i).is_some_and(|x| x.1 == w))

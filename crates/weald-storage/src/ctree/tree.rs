@@ -261,6 +261,24 @@ impl<W: Weight> CTree<W> {
         })
     }
 
+    /// [`for_each_ahead`](Self::for_each_ahead) as a fold ([`Chunk::fold_ahead`] on each
+    /// chunk), the state by value as in [`fold`](Self::fold).
+    #[inline]
+    pub(crate) fn fold_ahead<T: Copy>(
+        &self,
+        base: Vertex,
+        dist: usize,
+        ahead: &impl Fn(Vertex),
+        init: T,
+        mut f: impl FnMut(T, Vertex, W) -> T,
+    ) -> T {
+        let acc = self.prefix.fold_ahead(base, dist, ahead, init, &mut f);
+        fold_nodes(&self.root, acc, &mut |acc, n| {
+            let acc = f(acc, n.head, n.w);
+            n.tail.fold_ahead(n.head, dist, ahead, acc, &mut f)
+        })
+    }
+
     /// Call `f` on every element in order, and `ahead` on elements before `f` gets them
     /// ([`Chunk::for_each_ahead`] on each chunk: the look-ahead restarts at every chunk, so
     /// it covers all but the heads of a multi-chunk tree).
