@@ -147,6 +147,19 @@ impl<W: Weight> FlatSnapshot<W> {
     }
 }
 
+/// The value in `cell`, or `scan()`'s, stored there for the next call. Not through
+/// `OnceLock::get_or_init`: a pool thread waiting inside a parallel scan can pick up another
+/// caller's job, which would then wait for the initialisation its own thread runs; two
+/// concurrent first calls may both scan instead.
+fn remembered<T: Copy>(cell: &std::sync::OnceLock<T>, scan: impl FnOnce() -> T) -> T {
+    if let Some(&x) = cell.get() {
+        return x;
+    }
+    let x = scan();
+    let _ = cell.set(x);
+    x
+}
+
 impl<W: Weight> Graph for FlatSnapshot<W> {
     type W = W;
 
@@ -165,31 +178,20 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         self.graph.is_directed()
     }
 
-    /// Scanned (in parallel) and remembered: the snapshot never changes. Not through
-    /// `OnceLock::get_or_init`: a pool thread waiting inside the scan can pick up another
-    /// caller's job, which would then wait for the initialisation its own thread runs; two
-    /// concurrent first calls may both count instead.
+    /// Scanned (in parallel) and [`remembered`]: the snapshot never changes.
     fn num_self_loops(&self) -> usize {
-        if let Some(&c) = self.self_loops.get() {
-            return c;
-        }
-        let c = weald_graph::traits::count_self_loops(self);
-        let _ = self.self_loops.set(c);
-        c
+        remembered(&self.self_loops, || {
+            weald_graph::traits::count_self_loops(self)
+        })
     }
 
     /// Gathered in parallel by [`fold_out_weights`](Graph::fold_out_weights), which reads only
-    /// the weights, and remembered, as [`num_self_loops`](Graph::num_self_loops) is: the
-    /// snapshot never changes, and each delta-stepping run asks for it. (RMAT scale 20, 31 M
-    /// weights, 1 thread: 100–125 ms for the first call, against 145–190 ms for a scan of
-    /// the arcs; a fifth of a delta-stepping run, which later runs no longer pay.)
+    /// the weights, and [`remembered`]: the snapshot never changes, and each delta-stepping run
+    /// asks for it. (RMAT scale 20, 31 M weights, 1 thread: 100–125 ms for the first call,
+    /// against 145–190 ms for a scan of the arcs; a fifth of a delta-stepping run, which later
+    /// runs no longer pay.)
     fn weight_summary(&self) -> WeightSummary {
-        if let Some(&s) = self.weights.get() {
-            return s;
-        }
-        let s = WeightSummary::of_graph(self);
-        let _ = self.weights.set(s);
-        s
+        remembered(&self.weights, || WeightSummary::of_graph(self))
     }
 
     #[inline]

@@ -281,7 +281,8 @@ impl<W: Weight> CTree<W> {
 
     /// Call `f` on every element in order, and `ahead` on elements before `f` gets them
     /// ([`Chunk::for_each_ahead`] on each chunk: the look-ahead restarts at every chunk, so
-    /// it covers all but the heads of a multi-chunk tree).
+    /// it covers all but the heads of a multi-chunk tree): [`fold_ahead`](Self::fold_ahead)
+    /// without state.
     #[inline]
     pub(crate) fn for_each_ahead(
         &self,
@@ -290,8 +291,7 @@ impl<W: Weight> CTree<W> {
         ahead: &impl Fn(Vertex),
         mut f: impl FnMut(Vertex, W),
     ) {
-        self.prefix.for_each_ahead(base, dist, ahead, &mut f);
-        nodes_ahead(&self.root, dist, ahead, &mut f);
+        self.fold_ahead(base, dist, ahead, (), |(), x, w| f(x, w));
     }
 
     /// All elements in order.
@@ -455,19 +455,6 @@ fn fold_nodes<W: Weight, T>(l: &Link<W>, acc: T, f: &mut impl FnMut(T, &Node<W>)
     let acc = fold_nodes(&n.left, acc, f);
     let acc = f(acc, n);
     fold_nodes(&n.right, acc, f)
-}
-
-fn nodes_ahead<W: Weight>(
-    l: &Link<W>,
-    dist: usize,
-    ahead: &impl Fn(Vertex),
-    f: &mut impl FnMut(Vertex, W),
-) {
-    let Some(n) = l else { return };
-    nodes_ahead(&n.left, dist, ahead, f);
-    f(n.head, n.w);
-    n.tail.for_each_ahead(n.head, dist, ahead, &mut *f);
-    nodes_ahead(&n.right, dist, ahead, f);
 }
 
 /// `f` on every head and `tail(chunk, its head, f)` on every tail, in parallel over subtrees
