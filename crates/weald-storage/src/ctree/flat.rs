@@ -178,7 +178,7 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         self.graph.is_directed()
     }
 
-    /// Scanned (in parallel) and [`remembered`]: the snapshot never changes.
+    /// Scanned (in parallel) and remembered (`remembered`): the snapshot never changes.
     fn num_self_loops(&self) -> usize {
         remembered(&self.self_loops, || {
             weald_graph::traits::count_self_loops(self)
@@ -186,7 +186,7 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
     }
 
     /// Gathered in parallel by [`fold_out_weights`](Graph::fold_out_weights), which reads only
-    /// the weights, and [`remembered`]: the snapshot never changes, and each delta-stepping run
+    /// the weights, and remembered (`remembered`): the snapshot never changes, and each delta-stepping run
     /// asks for it. (RMAT scale 20, 31 M weights, 1 thread: 100–125 ms for the first call,
     /// against 145–190 ms for a scan of the arcs; a fifth of a delta-stepping run, which later
     /// runs no longer pay.)
