@@ -15,6 +15,9 @@ use weald::{AnyGraph, Backend};
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (the index of `mi_option_purge_delay` in mimalloc.h).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 fn main() -> weald::Result<()> {
     let mut args = std::env::args().skip(1);
     let usage = "usage: backends_ab ALGO FILE [TRIALS] [THREADS]";
@@ -24,6 +27,13 @@ fn main() -> weald::Result<()> {
     let threads: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let csr = AnyGraph::from(load(Path::new(&file), &LoadOptions::default())?.graph);
     let ctree = AnyGraph::from(csr.to_csr()).into_backend(Backend::CTree, DEFAULT_B)?;
+    // As `weald run` does once its graph is loaded (`keep_freed_memory`): freed memory is kept
+    // for a second, so each trial's arrays do not fault in fresh zeroed pages, unless
+    // MIMALLOC_PURGE_DELAY says otherwise.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
