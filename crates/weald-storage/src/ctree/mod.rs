@@ -288,6 +288,8 @@ pub use graph::{CTreeGraph, CTreeOptions, MemoryReport};
 pub use set::CTreeSet;
 pub use version::{Retired, Snapshot, VersionedGraph};
 
+use std::sync::atomic::{fence, Ordering::Acquire};
+use std::sync::Arc;
 use weald_graph::Vertex;
 
 /// The default expected chunk size.
@@ -308,6 +310,28 @@ fn fmix32(mut h: u32) -> u32 {
 }
 
 pub(crate) use crate::prefetch;
+
+/// `Arc::get_mut` without its locked compare-exchange (which locks out `Weak::upgrade`): the
+/// C-tree's `Arc`s — vertex-tree nodes, block arrays, edge-tree nodes — never have a `Weak`,
+/// so with `&mut` to one of them, a strong count of one means that no one else reaches the
+/// value or can make a new reference to it. The in-place updates ask this of every node on
+/// their paths. One process, batches alternating between this and `Arc::get_mut` (RMAT scale
+/// 20, in place, 1 thread, an Intel Xeon): batches of 10 edges insert and delete 2–3 % faster
+/// (medians); of 1,000 and 100,000 edges the medians move by −6 % to +3 % and the means are
+/// 1–3 % lower.
+#[inline(always)]
+pub(crate) fn unique_mut<T: ?Sized>(a: &mut Arc<T>) -> Option<&mut T> {
+    debug_assert_eq!(Arc::weak_count(a), 0, "a C-tree Arc with a Weak");
+    if Arc::strong_count(a) != 1 {
+        return None;
+    }
+    // As `Arc::get_mut`: the last other owner's Release decrement happens before our use.
+    fence(Acquire);
+    // SAFETY: the count is one and we hold that reference mutably; with no `Weak` (above),
+    // no other reference can appear while the borrow lives. `as_ptr` points at the value
+    // inside the allocation, which `Arc::get_mut` hands out the same way.
+    Some(unsafe { &mut *(Arc::as_ptr(a) as *mut T) })
+}
 
 /// The head rule of a tree: `x` is a head with probability `1/b`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -670,7 +670,7 @@ fn insert_tails_mut<W: Weight>(
     heads: Heads,
     rule: Combine,
 ) {
-    let Some(n) = root.as_mut().and_then(Arc::get_mut) else {
+    let Some(n) = root.as_mut().and_then(super::unique_mut) else {
         if root.is_none() {
             prefix.splice_mut(base, xs, &[], rule);
         } else {
@@ -706,7 +706,7 @@ fn delete_tails_mut<W: Weight>(
 ) {
     let split = root
         .as_mut()
-        .and_then(Arc::get_mut)
+        .and_then(super::unique_mut)
         .map(|n| (ks.partition_point(|&k| k < n.head), n))
         .filter(|&(i, ref n)| ks.get(i) != Some(&n.head));
     let Some((i, n)) = split else {

@@ -641,9 +641,9 @@ where
 /// present without edges), `None` removes `v` (or keeps it absent). The current tree of a
 /// present vertex without edges is an empty tree.
 ///
-/// The link is updated in place where nothing else shares it: a node
-/// that no other version holds (`Arc::get_mut` succeeds) keeps its allocation, and a block
-/// array that none holds has only its touched trees replaced, so the untouched trees of the
+/// The link is updated in place where nothing else shares it: a node that no other version
+/// holds (its count is one: `unique_mut`) keeps its allocation, and a block array that none
+/// holds has only its touched trees replaced, so the untouched trees of the
 /// block are neither cloned (no counts written) nor released later, and no node is freed;
 /// `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them in place).
 /// A shared subtree is path-copied (`update_rec`: a version still held, by a snapshot or by a
@@ -675,7 +675,7 @@ where
     if !par && !warmed {
         warm(t, items, true);
     }
-    let Some(n) = t.as_mut().and_then(Arc::get_mut) else {
+    let Some(n) = t.as_mut().and_then(super::unique_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
         *t = update_rec(t, items, f, warmed || !par);
         return;
@@ -733,7 +733,7 @@ where
     // An array that nothing else holds gives its touched trees to `f` to update in place
     // (their slots are left empty: only untouched slots are read again below).
     let mut taken: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
-    if let Some(trees) = Arc::get_mut(&mut block.trees) {
+    if let Some(trees) = super::unique_mut(&mut block.trees) {
         for (v, _) in items {
             let i = (v - base) as usize;
             if block.nonempty >> i & 1 == 1 {
@@ -773,7 +773,7 @@ where
         return false;
     }
     if nonempty == block.nonempty {
-        if let Some(trees) = Arc::get_mut(&mut block.trees) {
+        if let Some(trees) = super::unique_mut(&mut block.trees) {
             for i in ones(touched & nonempty) {
                 trees[rank(nonempty, i)] = next[i]
                     .take()
@@ -788,7 +788,7 @@ where
     let kept = ones(block.nonempty)
         .enumerate()
         .filter(|&(_, i)| touched >> i & 1 == 0);
-    match Arc::get_mut(&mut block.trees) {
+    match super::unique_mut(&mut block.trees) {
         Some(trees) => {
             for (rank, i) in kept {
                 slots.trees[i] = Some(std::mem::take(&mut trees[rank]));
