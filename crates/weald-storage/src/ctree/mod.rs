@@ -311,25 +311,38 @@ fn fmix32(mut h: u32) -> u32 {
 
 pub(crate) use crate::prefetch;
 
-/// `Arc::get_mut` without its locked compare-exchange (which locks out `Weak::upgrade`): the
-/// C-tree's `Arc`s — vertex-tree nodes, block arrays, edge-tree nodes — never have a `Weak`,
-/// so with `&mut` to one of them, a strong count of one means that no one else reaches the
-/// value or can make a new reference to it. The in-place updates ask this of every node on
-/// their paths. One process, batches alternating between this and `Arc::get_mut` (RMAT scale
-/// 20, in place, 1 thread, an Intel Xeon): batches of 10 edges insert and delete 2–3 % faster
-/// (medians); of 1,000 and 100,000 edges the medians move by −6 % to +3 % and the means are
-/// 1–3 % lower.
+/// The values of the C-tree's `Arc`s — vertex-tree nodes, block arrays, edge-tree nodes —
+/// of which the crate never makes a `Weak` (no `Arc::downgrade` of them anywhere; the types
+/// are crate-private). [`unique_mut`] takes only these.
+pub(crate) trait NoWeak {}
+impl<W: weald_graph::Weight> NoWeak for vtree::VNode<W> {}
+impl<W: weald_graph::Weight> NoWeak for [tree::CTree<W>] {}
+impl<W: weald_graph::Weight> NoWeak for tree::Node<W> {}
+
+/// `Arc::get_mut` without its locked compare-exchange on the weak count (which only locks
+/// out a concurrent `Weak::upgrade`, and these `Arc`s have no `Weak`: [`NoWeak`]). The
+/// strong count is trusted exactly as `Arc::get_mut` trusts it: the in-place updates descend
+/// from a root they hold by `&mut` through owners whose counts are one, and any other holder
+/// of a node on the way — a version, a clone of the graph, a snapshot — holds a counted
+/// reference at or above it, which makes its count more than one and the update path-copy
+/// from there (a `FlatSnapshot`'s uncounted copies of edge trees are covered by its counted
+/// clone of the graph's root). The in-place updates ask this of every node on their paths.
+/// One process, batches alternating between this and `Arc::get_mut` (RMAT scale 20, in place,
+/// 1 thread, an Intel Xeon): batches of 10 edges insert and delete 2–3 % faster (medians);
+/// for batches of 1,000 and 100,000 edges the difference is within noise (medians −6 % to
+/// +3 %, means 1–3 % lower).
 #[inline(always)]
-pub(crate) fn unique_mut<T: ?Sized>(a: &mut Arc<T>) -> Option<&mut T> {
+pub(crate) fn unique_mut<T: ?Sized + NoWeak>(a: &mut Arc<T>) -> Option<&mut T> {
     debug_assert_eq!(Arc::weak_count(a), 0, "a C-tree Arc with a Weak");
     if Arc::strong_count(a) != 1 {
         return None;
     }
-    // As `Arc::get_mut`: the last other owner's Release decrement happens before our use.
+    // As in `Arc::get_mut` and `Drop`: every other owner's Release decrement (read above, or
+    // an earlier one in its release sequence) happens before what we do with the value.
     fence(Acquire);
-    // SAFETY: the count is one and we hold that reference mutably; with no `Weak` (above),
-    // no other reference can appear while the borrow lives. `as_ptr` points at the value
-    // inside the allocation, which `Arc::get_mut` hands out the same way.
+    // SAFETY: the count is one and we hold that reference by `&mut`; no `Weak` exists
+    // (`NoWeak`), so no other reference can appear while the borrow lives. `Arc::as_ptr`
+    // keeps the allocation's mutable provenance (std relies on it for `get_mut`).
     Some(unsafe { &mut *(Arc::as_ptr(a) as *mut T) })
 }
 
