@@ -15,8 +15,10 @@ use weald::{AnyGraph, Backend};
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `purge_delay` option (the index of `mi_option_purge_delay` in mimalloc.h).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+// The `weald` binary's purge-delay settings (only `keep_freed_memory` is used here).
+#[path = "../src/purge.rs"]
+#[allow(dead_code)]
+mod purge;
 
 fn main() -> weald::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -30,10 +32,7 @@ fn main() -> weald::Result<()> {
     // As `weald run` does once its graph is loaded (`keep_freed_memory`): freed memory is kept
     // for a second, so each trial's arrays do not fault in fresh zeroed pages, unless
     // MIMALLOC_PURGE_DELAY says otherwise.
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
-    }
+    purge::keep_freed_memory();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

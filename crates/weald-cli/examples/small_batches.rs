@@ -19,8 +19,10 @@ use weald::Vertex;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `purge_delay` option (the index of `mi_option_purge_delay` in mimalloc.h).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+// The `weald` binary's purge-delay settings (only `keep_freed_memory` is used here).
+#[path = "../src/purge.rs"]
+#[allow(dead_code)]
+mod purge;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -34,10 +36,7 @@ fn main() {
     let in_place = mode.as_deref() == Some("in-place");
     // As the `weald` commands that apply batches do (`keep_freed_memory`): freed memory is
     // kept for a second, unless MIMALLOC_PURGE_DELAY says otherwise.
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets a plain integer option; mimalloc reads it on its next purge.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) };
-    }
+    purge::keep_freed_memory();
     let loaded = load(Path::new(&file), &LoadOptions::default()).expect("load");
     let AnyCsr::Unweighted(csr) = loaded.graph else {
         panic!("small_batches takes an unweighted graph");

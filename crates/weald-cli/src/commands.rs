@@ -42,8 +42,8 @@ pub enum Command {
 
 impl Command {
     /// Commands that apply batches or repeat work from their start (see
-    /// [`crate::keep_freed_memory`]); the others load or write a file once (`run` loads first
-    /// and keeps freed memory afterwards).
+    /// [`crate::purge::keep_freed_memory`]); the others load or write a file once (`run`
+    /// loads first and keeps freed memory afterwards).
     pub fn repeats_work(&self) -> bool {
         !matches!(
             self,
@@ -721,7 +721,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             (lg.graph, lg.load_s + lg.convert_s, file)
         }
     };
-    crate::keep_freed_memory();
+    crate::purge::keep_freed_memory();
     let spin = Spinner::new(quiet, alg.name());
     let report = runner::run(&g, alg, &params)?;
     drop(spin);
