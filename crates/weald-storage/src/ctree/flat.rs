@@ -186,10 +186,10 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
     }
 
     /// Gathered in parallel by [`fold_out_weights`](Graph::fold_out_weights), which reads only
-    /// the weights, and remembered (`remembered`): the snapshot never changes, and each delta-stepping run
-    /// asks for it. (RMAT scale 20, 31 M weights, 1 thread: 100–125 ms for the first call,
-    /// against 145–190 ms for a scan of the arcs; a fifth of a delta-stepping run, which later
-    /// runs no longer pay.)
+    /// the weights, and remembered (`remembered`): the snapshot never changes, and each
+    /// delta-stepping run asks for it. (RMAT scale 20, 31 M weights, 1 thread: 100–125 ms for
+    /// the first call, against 145–190 ms for a scan of the arcs; a fifth of a delta-stepping
+    /// run, which later runs no longer pay.)
     fn weight_summary(&self) -> WeightSummary {
         remembered(&self.weights, || WeightSummary::of_graph(self))
     }
