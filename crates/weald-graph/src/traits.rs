@@ -41,16 +41,17 @@ pub trait Graph: Sync {
     /// in increasing order. Which neighbours `ahead` gets is the backend's choice, a hint
     /// only: the CSR hands it the neighbour at position `i + dist` as `f` gets position `i`
     /// (none of the first `dist`: its callers prefetch those, see
-    /// `weald_algo::traverse::frontier_scatter`); the C-tree does the same within each chunk,
-    /// and also hands out a chunk's first `dist` elements when its scan starts (the heads of
-    /// a multi-chunk tree go to `f` only).
+    /// `weald_algo::traverse::frontier_scatter`); the C-tree does the same within each chunk
+    /// (with `dist` at most 31), and also hands out a chunk's first `dist` elements when its
+    /// scan starts (the heads of a multi-chunk tree go to `f` only).
     ///
     /// For loops whose time is a random read of per-neighbour state followed by a branch on it
     /// (relaxing a distance, "is `u` unvisited?"): a mispredicted branch discards the loads
     /// the CPU had started past it, while a prefetch issued earlier keeps loading, so `ahead`
     /// prefetches that state. The default reads the neighbours `dist` ahead from
     /// [`out_neighbors_slice`](Graph::out_neighbors_slice), and is the plain scan for a
-    /// backend without slices; a compressed backend decodes a second cursor `dist` ahead.
+    /// backend without slices; a compressed backend decodes `dist` ahead and keeps the
+    /// elements decoded until `f` gets them.
     #[inline]
     fn for_each_out_ahead<A: Fn(Vertex), F: FnMut(Vertex, Self::W)>(
         &self,
