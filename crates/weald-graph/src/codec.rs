@@ -296,10 +296,11 @@ pub fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u32 {
 /// routine for its width ([`DECODE8`]; one per width, shared by all callers, so that no
 /// caller's closure is copied per width), then handed to `f` one by one.
 ///
-/// # Safety (upheld by the caller, [`unpack_bits_at`])
-/// `p + first + groups · width + 8` is within one allocation (the slice it points into).
+/// # Safety
+/// `p .. p + first + groups · width + 8` is within one allocation (the slice it points into).
+/// (A width outside `1..=32` panics at the table's bounds check.)
 #[inline(always)]
-fn unpack_groups(
+unsafe fn unpack_groups(
     p: *const u8,
     first: usize,
     groups: usize,
@@ -311,7 +312,7 @@ fn unpack_groups(
     let mut buf = [0u32; 8];
     for g in 0..groups {
         // SAFETY: group g's loads end by first + (g + 1)·w + 8 (see `decode8`), within the
-        // allocation by this function's contract.
+        // allocation (this function's contract).
         unsafe { decode(p.add(first + g * w), &mut buf) };
         for &v in &buf {
             if !f(v) {
@@ -423,7 +424,8 @@ pub fn unpack_bits_at(
         let groups = ((count - 8) / 8).min(bytes.len().saturating_sub(first + 8) / w);
         if groups > 0 {
             one_by_one!(start + 8 * w);
-            if !unpack_groups(p, first, groups, width, &mut f) {
+            // SAFETY: first + groups·w + 8 <= bytes.len() (`groups` above).
+            if !unsafe { unpack_groups(p, first, groups, width, &mut f) } {
                 return false;
             }
             bit += groups * 8 * w;

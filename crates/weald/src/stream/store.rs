@@ -328,20 +328,19 @@ fn poll_for<T>(spin: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
 /// Receive a command: at once if `wait` is zero, else poll for up to [`SPIN`], then block
 /// until one arrives or `wait` (`None`: no limit) has passed.
 fn recv_spinning<T>(rx: &Receiver<T>, wait: Option<Duration>) -> Result<T, RecvTimeoutError> {
-    if wait == Some(Duration::ZERO) {
-        // The writer's "anything more for this batch?" after each message (max_wait 0): one
-        // look, no clock (the timed path below reads it four times).
-        return rx.try_recv().map_err(|e| match e {
-            mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-            mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
-        });
-    }
-    let t0 = Instant::now();
-    let got = poll_for(wait.map_or(SPIN, |d| d.min(SPIN)), || match rx.try_recv() {
+    // One look: a command, the end of the channel, or nothing yet (`None`).
+    let look = || match rx.try_recv() {
         Ok(c) => Some(Ok(c)),
         Err(mpsc::TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
         Err(mpsc::TryRecvError::Empty) => None,
-    });
+    };
+    if wait == Some(Duration::ZERO) {
+        // The writer's "anything more for this batch?" after each message (max_wait 0): one
+        // look, no clock (the timed path below reads it four times).
+        return look().unwrap_or(Err(RecvTimeoutError::Timeout));
+    }
+    let t0 = Instant::now();
+    let got = poll_for(wait.map_or(SPIN, |d| d.min(SPIN)), look);
     if let Some(r) = got {
         return r;
     }
