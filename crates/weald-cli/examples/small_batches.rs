@@ -61,7 +61,7 @@ fn main() {
         .build()
         .unwrap();
     let (mut ti, mut td, mut tf) = (0.0, 0.0, 0.0);
-    let mut cur = ct.clone();
+    let mut cur = ct;
     pool.install(|| {
         for r in 0..rounds {
             let k = (r % distinct) * size;

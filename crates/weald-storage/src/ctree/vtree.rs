@@ -537,11 +537,16 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
 fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
     const GROUP: usize = 16;
     let Some(root) = t.as_ref() else { return };
-    let alone = |a: &Arc<VNode<W>>| in_place && Arc::strong_count(a) == 1;
+    // In place, a node on a path is only read (its count, its key, the link to follow) and a
+    // block found is edited only if it and every node above it are unshared: the other
+    // child and the array of a node passed through are not needed. Path copying clones both
+    // (writing their counts), so they are loaded too. A lane reads nothing it has only just
+    // asked for: the next node's count is read when the lane visits it, a round later, and
+    // the found block's array count after all the group's walks.
     for g in items.chunks(GROUP) {
         let mut cur: [Option<&Arc<VNode<W>>>; GROUP] = [None; GROUP];
-        let mut found: [Option<(&VNode<W>, bool)>; GROUP] = [None; GROUP];
-        let mut own = [alone(root); GROUP];
+        let mut found: [Option<&VNode<W>>; GROUP] = [None; GROUP];
+        let mut own = [in_place; GROUP];
         for c in cur.iter_mut().take(g.len()) {
             *c = Some(root);
         }
@@ -550,27 +555,40 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
             live = 0;
             for (((c, f), o), (k, _)) in cur.iter_mut().zip(&mut found).zip(&mut own).zip(g) {
                 let Some(n) = *c else { continue };
-                prefetch_node(n);
+                *o = *o && Arc::strong_count(n) == 1;
+                if !in_place {
+                    prefetch_node(n);
+                }
                 *c = match block_of(*k).cmp(&n.key) {
                     std::cmp::Ordering::Less => n.left.as_ref(),
                     std::cmp::Ordering::Greater => n.right.as_ref(),
                     std::cmp::Ordering::Equal => {
-                        *f = Some((n, *o && Arc::strong_count(&n.block.trees) == 1));
+                        if in_place {
+                            // The array's count, and the slot of the tree to update.
+                            let a = Arc::as_ptr(&n.block.trees) as *const CTree<W>;
+                            prefetch((a as *const u8).wrapping_sub(16));
+                            let i = (k - (n.key << LOG_K)) as usize;
+                            prefetch(a.wrapping_add(rank(n.block.nonempty, i)));
+                        }
+                        *f = Some(n);
                         None
                     }
                 };
                 if let Some(c) = *c {
-                    *o = *o && alone(c);
+                    if in_place {
+                        prefetch(Arc::as_ptr(c));
+                    }
                     live += 1;
                 }
             }
         }
         for ((n, own), (k, _)) in found
             .iter()
+            .zip(own)
             .zip(g)
-            .filter_map(|(f, k)| Some((f.as_ref()?, k)))
+            .filter_map(|((f, o), k)| Some((((*f)?, o), k)))
         {
-            if *own {
+            if own && Arc::strong_count(&n.block.trees) == 1 {
                 n.block.prefetch_tree((k - (n.key << LOG_K)) as usize);
             } else {
                 n.block.prefetch_trees();
@@ -659,65 +677,87 @@ where
         items.windows(2).all(|w| w[0].0 < w[1].0),
         "ids not strictly increasing"
     );
-    update_mut(t, items, f, false)
+    update_mut(t, items, f, false);
 }
 
-fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool)
+/// The in-place multi-update of `t`; returns the change in its subtree's arcs.
+///
+/// A node's arc count is kept up to date by adding the changes of its children and of its
+/// own block, so the children an update does not enter are never read: in place, a batch's
+/// cost is its search paths, not their neighbourhoods.
+fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> i64
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
-        return;
+        return 0;
     }
     let par = items.len() >= PAR_ITEMS;
     if !par && !warmed {
         warm(t, items, true);
     }
+    let before = arcs(t) as i64;
     let Some(n) = t.as_mut().and_then(super::unique_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
         *t = update_rec(t, items, f, warmed || !par);
-        return;
+        return arcs(t) as i64 - before;
     };
-    prefetch_node(n);
-    let mut own = n.own_arcs();
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
     let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
-    let (left, right) = (&mut n.left, &mut n.right);
+    let (go_left, go_right) = (i > 0, j < items.len());
     if par {
+        for c in [go_left.then_some(&n.left), go_right.then_some(&n.right)]
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            prefetch(Arc::as_ptr(c));
+        }
+    }
+    let (left, right) = (&mut n.left, &mut n.right);
+    let (dl, dr) = if par {
         rayon::join(
             || update_mut(left, &items[..i], f, false),
             || update_mut(right, &items[j..], f, false),
-        );
+        )
     } else {
-        update_mut(left, &items[..i], f, true);
-        update_mut(right, &items[j..], f, true);
-    }
-    let keep = i == j || update_block_mut(n.key, &mut n.block, &mut own, &items[i..j], f);
+        (
+            update_mut(left, &items[..i], f, true),
+            update_mut(right, &items[j..], f, true),
+        )
+    };
+    let mut own_delta = 0;
+    let keep = i == j || update_block_mut(n.key, &mut n.block, &mut own_delta, &items[i..j], f);
+    let d = dl + dr + own_delta;
     let below = |c: &VLink<W>| c.as_ref().is_none_or(|c| !higher(c.key, n.key));
-    if keep && below(&n.left) && below(&n.right) {
-        n.arcs = arcs(&n.left) + arcs(&n.right) + own;
-        return;
+    // A side the update did not enter is unchanged, so it still ranks below this node.
+    if keep && (!go_left || below(&n.left)) && (!go_right || below(&n.right)) {
+        n.arcs = (n.arcs as i64 + d) as u64;
+        return d;
     }
-    // The block is gone, or a new block below outranks this one: rebuild this level.
+    // The block is gone, or a new block below outranks this one: rebuild this level. The
+    // block's own arcs before the update are the subtree's less its children's.
+    let own_before = n.arcs as i64 - (arcs(&n.left) as i64 - dl) - (arcs(&n.right) as i64 - dr);
     let (l, r) = (n.left.take(), n.right.take());
     let (key, block) = (n.key, keep.then(|| n.block.clone()));
     *t = match block {
-        Some(b) => Some(join3(l, key, b, own, r)),
+        Some(b) => Some(join3(l, key, b, (own_before + own_delta) as u64, r)),
         None => join2(l, r),
     };
+    d
 }
 
-/// Apply `f` to `items` (sorted ids of block `key`) in `block`, whose own arcs `own` tracks;
-/// `false` if no id of the block remains present. The array is edited in place when nothing
-/// else holds it and the set of ids with edges stays the same; otherwise a new one is made,
-/// taking the untouched trees out of an array held by nothing else, cloning them from a
-/// shared one.
+/// Apply `f` to `items` (sorted ids of block `key`) in `block`, adding the change in its own
+/// arcs to `own`; `false` if no id of the block remains present. The array is edited in place
+/// when nothing else holds it and the set of ids with edges stays the same; otherwise a new one
+/// is made, taking the untouched trees out of an array held by nothing else, cloning them from
+/// a shared one.
 fn update_block_mut<W, I, F>(
     key: u32,
     block: &mut Block<W>,
-    own: &mut u64,
+    own: &mut i64,
     items: &[(Vertex, I)],
     f: &F,
 ) -> bool
@@ -751,7 +791,7 @@ where
                 (block.present >> i & 1 == 1).then(|| Cur::Shared(block.get(i).unwrap_or(&empty)))
             }
         };
-        *own -= cur.as_ref().map_or(0, |t| t.len() as u64);
+        *own -= cur.as_ref().map_or(0, |t| t.len() as i64);
         match f(*v, cur, it) {
             None => {
                 present &= !(1 << i);
@@ -763,7 +803,7 @@ where
                     nonempty &= !(1 << i);
                 } else {
                     nonempty |= 1 << i;
-                    *own += t.len() as u64;
+                    *own += t.len() as i64;
                     next[i] = Some(t);
                 }
             }
