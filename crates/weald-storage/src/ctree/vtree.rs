@@ -684,8 +684,60 @@ where
 ///
 /// A node's arc count is kept up to date by adding the changes of its children and of its
 /// own block, so the children an update does not enter are never read: in place, a batch's
-/// cost is its search paths, not their neighbourhoods.
+/// cost is its search paths, not their neighbourhoods. Fewer than [`PAR_ITEMS`] items go
+/// block by block down their paths ([`update_path_mut`]), without the recursion's splitting
+/// of the items at every node; a block whose path is shared or which does not exist yet
+/// takes the recursion ([`update_tree_mut`]).
 fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> i64
+where
+    W: Weight,
+    I: Sync,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
+{
+    if items.len() >= PAR_ITEMS {
+        return update_tree_mut(t, items, f, false);
+    }
+    if !warmed {
+        warm(t, items, true);
+    }
+    items
+        .chunk_by(|a, b| block_of(a.0) == block_of(b.0))
+        .map(|g| {
+            update_path_mut(t, block_of(g[0].0), g, f)
+                .unwrap_or_else(|| update_tree_mut(t, g, f, true))
+        })
+        .sum()
+}
+
+/// Update block `key` with `items` (all of it) in place, down its search path: the change in
+/// `t`'s arcs, or `None` (nothing done) if a node on the path is shared or the block is absent.
+/// A block left without ids is removed by joining its children, which rank below it.
+fn update_path_mut<W, I, F>(t: &mut VLink<W>, key: u32, items: &[(Vertex, I)], f: &F) -> Option<i64>
+where
+    W: Weight,
+    F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
+{
+    let n = t.as_mut().and_then(super::unique_mut)?;
+    let d = match key.cmp(&n.key) {
+        std::cmp::Ordering::Less => update_path_mut(&mut n.left, key, items, f)?,
+        std::cmp::Ordering::Greater => update_path_mut(&mut n.right, key, items, f)?,
+        std::cmp::Ordering::Equal => {
+            let mut d = 0;
+            if !update_block_mut(key, &mut n.block, &mut d, items, f) {
+                let (l, r) = (n.left.take(), n.right.take());
+                *t = join2(l, r);
+                return Some(d);
+            }
+            d
+        }
+    };
+    n.arcs = (n.arcs as i64 + d) as u64;
+    Some(d)
+}
+
+/// [`update_mut`] by recursion over the tree, splitting the items at each node (in parallel
+/// from [`PAR_ITEMS`] items on); a shared subtree is path-copied ([`update_rec`]).
+fn update_tree_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> i64
 where
     W: Weight,
     I: Sync,
@@ -695,9 +747,6 @@ where
         return 0;
     }
     let par = items.len() >= PAR_ITEMS;
-    if !par && !warmed {
-        warm(t, items, true);
-    }
     let before = arcs(t) as i64;
     let Some(n) = t.as_mut().and_then(super::unique_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
@@ -724,8 +773,8 @@ where
         )
     } else {
         (
-            update_mut(left, &items[..i], f, true),
-            update_mut(right, &items[j..], f, true),
+            update_tree_mut(left, &items[..i], f, true),
+            update_tree_mut(right, &items[j..], f, true),
         )
     };
     let mut own_delta = 0;
