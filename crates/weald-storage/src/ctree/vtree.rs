@@ -2,8 +2,9 @@
 //! of arcs in each subtree.
 //!
 //! A block holds the [`K`] consecutive ids `key·K .. key·K + K`: a mask of the ids present, a
-//! mask of those with a non-empty edge tree, and one shared array of exactly those trees (in
-//! id order), so an absent vertex or a vertex without edges costs no slot. A block exists
+//! mask of those with a non-empty edge tree, and one shared array of those trees (in id
+//! order; an array edited in place may have a few empty slots after them, see [`Block`]), so
+//! an absent vertex or a vertex without edges costs no slot. A block exists
 //! while at least one of its ids is present. Blocks are what the treap orders (by block id;
 //! priorities in [`higher`]: dense ids give a balanced tree), so the tree has `n / K` nodes
 //! instead of `n`: fewer node copies per batch, fewer cold levels per path, and a vertex
@@ -117,7 +118,10 @@ pub(crate) struct Block<W: Weight> {
     present: Mask,
     /// Bit `i`: id `key·K + i` has a non-empty tree (a subset of `present`).
     nonempty: Mask,
-    /// The non-empty trees, in id order.
+    /// The non-empty trees, in id order, then any spare slots (empty trees): an array
+    /// edited in place keeps the slots its ids' trees left and gets one spare when it grows
+    /// ([`update_block_mut`]), so that ids gaining and losing their edges (the churn of
+    /// update streams) do not make a new array each time. Arrays built otherwise are exact.
     trees: Arc<[CTree<W>]>,
 }
 
@@ -148,7 +152,7 @@ impl<W: Weight> Block<W> {
     #[inline]
     fn iter(&self) -> impl Iterator<Item = (usize, &CTree<W>)> {
         let mut m = self.nonempty;
-        self.trees.iter().map(move |t| {
+        self.trees[..m.count_ones() as usize].iter().map(move |t| {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             (i, t)
@@ -167,7 +171,7 @@ impl<W: Weight> Block<W> {
     /// headers that give the trees' lengths).
     #[inline]
     fn prefetch_trees(&self) {
-        for t in self.trees.iter() {
+        for t in &self.trees[..self.nonempty.count_ones() as usize] {
             t.prefetch();
         }
     }
@@ -404,6 +408,11 @@ impl<W: Weight> Slots<W> {
 
     /// The block, and its arcs; `None` if no id is present.
     fn finish(self) -> Option<(Block<W>, u64)> {
+        self.finish_spare(0)
+    }
+
+    /// [`finish`](Self::finish), with `spare` empty slots after the trees.
+    fn finish_spare(self, spare: usize) -> Option<(Block<W>, u64)> {
         if self.present == 0 {
             return None;
         }
@@ -413,12 +422,17 @@ impl<W: Weight> Slots<W> {
         }
         debug_assert_eq!(nonempty & !self.present, 0);
         let len = nonempty.count_ones() as usize;
-        let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len);
+        let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len + spare);
         let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
-        for (d, t) in dst.iter_mut().zip(self.trees.into_iter().flatten()) {
+        let spares = std::iter::repeat_with(CTree::default).take(spare);
+        for (d, t) in dst
+            .iter_mut()
+            .zip(self.trees.into_iter().flatten().chain(spares))
+        {
             d.write(t);
         }
-        // SAFETY: `dst` has one element per `Some` of `self.trees`, and the zip wrote each.
+        // SAFETY: `dst` has one element per `Some` of `self.trees` and `spare` more, and the
+        // zip wrote each.
         let trees = unsafe { trees.assume_init() };
         Some((
             Block {
@@ -800,9 +814,9 @@ where
 
 /// Apply `f` to `items` (sorted ids of block `key`) in `block`, adding the change in its own
 /// arcs to `own`; `false` if no id of the block remains present. The array is edited in place
-/// when nothing else holds it and the set of ids with edges stays the same; otherwise a new one
-/// is made, taking the untouched trees out of an array held by nothing else, cloning them from
-/// a shared one.
+/// when nothing else holds it and the trees of the ids with edges fit it (its spare slots
+/// included); otherwise a new one is made, taking the untouched trees out of an array held by
+/// nothing else, cloning them from a shared one.
 fn update_block_mut<W, I, F>(
     key: u32,
     block: &mut Block<W>,
@@ -861,8 +875,8 @@ where
     if present == 0 {
         return false;
     }
-    if nonempty == block.nonempty {
-        if let Some(trees) = super::unique_mut(&mut block.trees) {
+    if let Some(trees) = super::unique_mut(&mut block.trees) {
+        if nonempty == block.nonempty {
             for i in ones(touched & nonempty) {
                 trees[rank(nonempty, i)] = next[i]
                     .take()
@@ -871,30 +885,53 @@ where
             block.present = present;
             return true;
         }
+        if nonempty.count_ones() as usize <= trees.len() {
+            // Other ids have edges now, and their trees fit the array: every tree to its new
+            // rank, in place (the touched ones were taken out above; the slots past the last
+            // are left empty).
+            for (r, i) in ones(block.nonempty).enumerate() {
+                if touched >> i & 1 == 0 {
+                    next[i] = Some(std::mem::take(&mut trees[r]));
+                }
+            }
+            for (r, i) in ones(nonempty).enumerate() {
+                trees[r] = next[i].take().expect("a tree for an id with edges");
+            }
+            block.present = present;
+            block.nonempty = nonempty;
+            return true;
+        }
     }
     let mut slots = Slots::new();
     slots.present = present;
     let kept = ones(block.nonempty)
         .enumerate()
         .filter(|&(_, i)| touched >> i & 1 == 0);
-    match super::unique_mut(&mut block.trees) {
+    // An array edited in place that outgrows itself is replaced by one with a spare slot,
+    // which the next id to gain edges fills in place (path copying makes exact arrays).
+    let spare = match super::unique_mut(&mut block.trees) {
         Some(trees) => {
             for (rank, i) in kept {
                 slots.trees[i] = Some(std::mem::take(&mut trees[rank]));
             }
+            1
         }
         None => {
             for (rank, i) in kept {
                 slots.trees[i] = Some(block.trees[rank].clone());
             }
+            0
         }
-    }
+    };
     for (i, t) in next.into_iter().enumerate() {
         if t.is_some() {
             slots.trees[i] = t;
         }
     }
-    *block = slots.finish().expect("some id of the block is present").0;
+    *block = slots
+        .finish_spare(spare)
+        .expect("some id of the block is present")
+        .0;
     true
 }
 
@@ -977,7 +1014,12 @@ pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
         let b = &n.block;
         assert_ne!(b.present, 0, "a block without vertices");
         assert_eq!(b.nonempty & !b.present, 0, "edges of an absent vertex");
-        assert_eq!(b.trees.len(), b.nonempty.count_ones() as usize);
+        let len = b.nonempty.count_ones() as usize;
+        assert!(b.trees.len() >= len, "fewer trees than ids with edges");
+        assert!(
+            b.trees[len..].iter().all(|t| t.is_empty()),
+            "a tree in a spare slot"
+        );
         let mut own = 0;
         n.for_each_tree(|v, t| {
             assert!(!t.is_empty(), "an empty tree in a slot");
