@@ -206,6 +206,14 @@ impl<W: Weight> CTree<W> {
         }
     }
 
+    /// [`prefetch`](Self::prefetch), and the prefix chunk's second line, which a splice
+    /// reads too when the chunk does not end in the first.
+    #[inline(always)]
+    pub(crate) fn prefetch_for_splice(&self) {
+        self.prefetch();
+        self.prefix.prefetch_second();
+    }
+
     /// Weight of `x`, if present.
     pub(crate) fn find(&self, base: Vertex, x: Vertex) -> Option<W> {
         let mut cur = self.root.as_deref();

@@ -159,11 +159,13 @@ impl<W: Weight> Block<W> {
         })
     }
 
-    /// Start loading the tree of the block's `i`-th id (if it has one).
+    /// Start loading the tree of the block's `i`-th id (if it has one), for a splice: its
+    /// chunk's first two lines (RMAT scale 20, batches of 1e5 in place: inserts 1.5–4 %
+    /// faster than with the header's line alone).
     #[inline]
     fn prefetch_tree(&self, i: usize) {
         if let Some(t) = self.get(i) {
-            t.prefetch();
+            t.prefetch_for_splice();
         }
     }
 
