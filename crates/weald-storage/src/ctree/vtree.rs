@@ -553,12 +553,12 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
 fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
     const GROUP: usize = 16;
     let Some(root) = t.as_ref() else { return };
-    // In place, a node on a path is only read (its count, its key, the link to follow) and a
-    // block found is edited only if it and every node above it are unshared: the other
-    // child and the array of a node passed through are not needed. Path copying clones both
-    // (writing their counts), so they are loaded too. A lane reads nothing it has only just
-    // asked for: the next node's count is read when the lane visits it, a round later, and
-    // the found block's array count after all the group's walks.
+    // In place, a node on a path that it and every node above it are unshared is only read
+    // (its count, its key, the link to follow): the other child and the array of a node
+    // passed through are not needed. From the first shared node down the path is copied,
+    // which clones both (writing their counts), so they are loaded too. A lane reads nothing
+    // it has only just asked for: the next node's count is read when the lane visits it, a
+    // round later, and the found block's array count after all the group's walks.
     for g in items.chunks(GROUP) {
         let mut cur: [Option<&Arc<VNode<W>>>; GROUP] = [None; GROUP];
         let mut found: [Option<&VNode<W>>; GROUP] = [None; GROUP];
@@ -572,14 +572,14 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
             for (((c, f), o), (k, _)) in cur.iter_mut().zip(&mut found).zip(&mut own).zip(g) {
                 let Some(n) = *c else { continue };
                 *o = *o && Arc::strong_count(n) == 1;
-                if !in_place {
+                if !*o {
                     prefetch_node(n);
                 }
                 *c = match block_of(*k).cmp(&n.key) {
                     std::cmp::Ordering::Less => n.left.as_ref(),
                     std::cmp::Ordering::Greater => n.right.as_ref(),
                     std::cmp::Ordering::Equal => {
-                        if in_place {
+                        if *o {
                             // The array's count, and the slot of the tree to update.
                             let a = Arc::as_ptr(&n.block.trees) as *const CTree<W>;
                             prefetch((a as *const u8).wrapping_sub(16));
@@ -591,7 +591,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
                     }
                 };
                 if let Some(c) = *c {
-                    if in_place {
+                    if *o {
                         prefetch(Arc::as_ptr(c));
                     }
                     live += 1;
