@@ -197,8 +197,9 @@
 //! batches of 20 arcs from 48–49 to 45 µs (insert) and 39–40 to 37–38 µs (delete), 200 arcs
 //! 6 % and 2000 arcs 4 % faster; the block-by-block descent then 2–4 % at 20 and 200 arcs;
 //! the array kept in place 3 % (insert) and 12 % (delete) at 20 arcs, 7–8 % / 17–19 % at
-//! 2000 and 1–3 % / 16–17 % at 200,000 (the spare slot another 3–4 % on those inserts). Through Python, inserting 1e5 RMAT edges into
-//! `DynamicGraph.from_graph(rmat-s20)` at 1 thread went from 61.4 to 52.6 ms (medians,
+//! 2000 and 1–3 % / 16–17 % at 200,000 (the spare slot another 3–4 % on those inserts).
+//! Through Python, inserting 1e5 RMAT edges into `DynamicGraph.from_graph(rmat-s20)` at 1
+//! thread went from 61.4 to 52.6 ms (medians,
 //! `bench/run.py --suite python --cases 'insert 100000 (python)'`, NetworKit's `addEdge`
 //! loop 48.6 and 47.4 ms in the same runs).
 //!

@@ -877,8 +877,15 @@ where
     if present == 0 {
         return false;
     }
+    // The untouched trees: (rank in the array, id offset).
+    let old = block.nonempty;
+    let kept = || {
+        ones(old)
+            .enumerate()
+            .filter(move |&(_, i)| touched >> i & 1 == 0)
+    };
     if let Some(trees) = super::unique_mut(&mut block.trees) {
-        if nonempty == block.nonempty {
+        if nonempty == old {
             for i in ones(touched & nonempty) {
                 trees[rank(nonempty, i)] = next[i]
                     .take()
@@ -891,10 +898,8 @@ where
             // Other ids have edges now, and their trees fit the array: every tree to its new
             // rank, in place (the touched ones were taken out above; the slots past the last
             // are left empty).
-            for (r, i) in ones(block.nonempty).enumerate() {
-                if touched >> i & 1 == 0 {
-                    next[i] = Some(std::mem::take(&mut trees[r]));
-                }
+            for (r, i) in kept() {
+                next[i] = Some(std::mem::take(&mut trees[r]));
             }
             for (r, i) in ones(nonempty).enumerate() {
                 trees[r] = next[i].take().expect("a tree for an id with edges");
@@ -906,20 +911,17 @@ where
     }
     let mut slots = Slots::new();
     slots.present = present;
-    let kept = ones(block.nonempty)
-        .enumerate()
-        .filter(|&(_, i)| touched >> i & 1 == 0);
     // An array edited in place that outgrows itself is replaced by one with a spare slot,
     // which the next id to gain edges fills in place (path copying makes exact arrays).
     let spare = match super::unique_mut(&mut block.trees) {
         Some(trees) => {
-            for (rank, i) in kept {
+            for (rank, i) in kept() {
                 slots.trees[i] = Some(std::mem::take(&mut trees[rank]));
             }
             1
         }
         None => {
-            for (rank, i) in kept {
+            for (rank, i) in kept() {
                 slots.trees[i] = Some(block.trees[rank].clone());
             }
             0
