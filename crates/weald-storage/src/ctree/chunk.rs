@@ -471,7 +471,7 @@ impl Chunk {
             mid.clear();
             wts.clear();
             // The lead: old elements 0..lead, below the first edit (lead_last the last).
-            let (mut lead, mut lead_last) = (0, 0);
+            let (mut lead, mut lead_last, mut lead_gap) = (0, 0, 0);
             let mut x = h.first;
             if x < first_edit {
                 (lead, lead_last) = (1, x);
@@ -482,6 +482,7 @@ impl Chunk {
                     }
                     lead += 1;
                     lead_last = x;
+                    lead_gap = lead_gap.max(g);
                     true
                 });
             }
@@ -579,14 +580,17 @@ impl Chunk {
             };
             let mut width = gap_width(joins().max().unwrap_or(0));
             if width < h.width {
-                let mut m = 0;
-                let mut most = |g: u32| {
-                    m = m.max(g);
-                    true
-                };
-                unpack_bits_at(b, h.gap_bit(0), lead_gaps, h.width, &mut most);
-                unpack_bits_at(b, h.gap_bit(tail), tail_gaps, h.width, &mut most);
-                width = width.max(gap_width(m));
+                // The old gaps kept may need the old width: the lead's widest was seen when
+                // the lead was decoded; the tail is read only until a gap needs the old width.
+                width = width.max(gap_width(lead_gap));
+                if width < h.width {
+                    let mut m = 0;
+                    unpack_bits_at(b, h.gap_bit(tail), tail_gaps, h.width, |g| {
+                        m = m.max(g);
+                        gap_width(m) < h.width
+                    });
+                    width = width.max(gap_width(m));
+                }
             }
             SCRATCH.with(|out| {
                 let mut out = out.borrow_mut();
