@@ -224,7 +224,9 @@ pub fn semisort_by_key<T: Copy + Send + Sync>(
 const RADIX_BITS: u32 = 11;
 
 /// Sort `items` stably by `key(item)`, whose values are below `2^bits`: an LSD radix sort of
-/// `ceil(bits / 11)` [`semisort_by_key`] passes (each parallel) over digits of equal width.
+/// `ceil(bits / 11)` passes over digits of equal width, each a parallel [`semisort_by_key`]
+/// — or, on one thread or for at most [`SEQ_THRESHOLD`] items, all passes counted in one read
+/// and a pass whose digit every item shares skipped.
 /// O(n · passes) work with no comparisons: faster than a comparison sort on the random keys
 /// of update batches (where its branches mispredict), as long as `bits` is small (about 40
 /// for vertex pairs of a million-vertex graph: 4 passes).
@@ -240,6 +242,9 @@ pub fn radix_sort_by_key<T: Copy + Send + Sync>(
     }
     let width = bits.div_ceil(passes);
     let mask = (1u64 << width) - 1;
+    if rayon::current_num_threads() == 1 || items.len() <= SEQ_THRESHOLD {
+        return radix_sort_alone(items, passes, width, key);
+    }
     let mut v = items;
     for p in 0..passes {
         let shift = p * width;
@@ -254,6 +259,66 @@ pub fn radix_sort_by_key<T: Copy + Send + Sync>(
         .0;
     }
     v
+}
+
+/// [`radix_sort_by_key`] on one thread: the digits' counts of every pass come from one read
+/// of the items (the parallel sort counts per block, and a pass's blocks are the previous
+/// pass's output), a pass whose digit is the same for every item is skipped, and the passes
+/// go back and forth between the items and one second buffer.
+fn radix_sort_alone<T: Copy>(
+    items: Vec<T>,
+    passes: u32,
+    width: u32,
+    key: impl Fn(&T) -> u64,
+) -> Vec<T> {
+    let (passes, width) = (passes as usize, width as usize);
+    let buckets = 1usize << width;
+    let mask = (buckets - 1) as u64;
+    let n = items.len();
+    // counts[p · buckets + d]: the items whose digit p is d.
+    let mut counts = vec![0usize; passes * buckets];
+    for x in &items {
+        let k = key(x);
+        for (p, c) in counts.chunks_exact_mut(buckets).enumerate() {
+            c[((k >> (p * width)) & mask) as usize] += 1;
+        }
+    }
+    let mut src = items;
+    let mut dst: Vec<T> = Vec::with_capacity(n);
+    for (p, c) in counts.chunks_exact_mut(buckets).enumerate() {
+        if c.iter().any(|&k| k == n) {
+            continue; // every item has the same digit here: the order stays
+        }
+        let mut acc = 0;
+        for k in c.iter_mut() {
+            let t = *k;
+            *k = acc;
+            acc += t;
+        }
+        // Digit d's slots end where digit d + 1's begin (checked after the pass).
+        let ends: Vec<usize> = c[1..].iter().copied().chain([n]).collect();
+        let out = dst.as_mut_ptr();
+        let shift = p * width;
+        for x in &src {
+            let d = ((key(x) >> shift) & mask) as usize;
+            let at = c[d];
+            assert!(at < n, "radix sort: the key function changed its answer");
+            // SAFETY: `at < n`, the capacity of `dst`; the counts give each item its own slot.
+            unsafe { out.add(at).write(*x) };
+            c[d] = at + 1;
+        }
+        assert!(
+            *c == ends[..],
+            "radix sort: the key function changed its answer"
+        );
+        // SAFETY: the slots 0..n were each written once: every digit's items filled its
+        // range exactly (checked above), and the ranges cover 0..n.
+        unsafe { dst.set_len(n) };
+        std::mem::swap(&mut src, &mut dst);
+        // SAFETY: `T: Copy`, nothing to drop; the buffer is overwritten by the next pass.
+        unsafe { dst.set_len(0) };
+    }
+    src
 }
 
 /// A raw pointer that may be shared between threads writing disjoint ranges.
@@ -306,6 +371,24 @@ mod tests {
                 0
             } else {
                 c % 4
+            }
+        });
+    }
+
+    /// The one-thread radix sort catches a key function that answers differently in a later
+    /// pass (a panic), never an out-of-range write or an unwritten slot.
+    #[test]
+    #[should_panic(expected = "changed its answer")]
+    fn radix_sort_catches_a_changing_key() {
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        let calls = AtomicU32::new(0);
+        let items: Vec<u32> = (0..1000).collect();
+        // Counting (the first 1000 calls) sees the items' own keys; the passes see others.
+        let _ = radix_sort_by_key(items, 20, |&x| {
+            if calls.fetch_add(1, Relaxed) < 1000 {
+                x as u64
+            } else {
+                (x as u64 * 7919) & 0xfffff
             }
         });
     }
