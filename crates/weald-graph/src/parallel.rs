@@ -286,7 +286,7 @@ fn radix_sort_alone<T: Copy>(
     let mut src = items;
     let mut dst: Vec<T> = Vec::with_capacity(n);
     for (p, c) in counts.chunks_exact_mut(buckets).enumerate() {
-        if c.iter().any(|&k| k == n) {
+        if c.contains(&n) {
             continue; // every item has the same digit here: the order stays
         }
         let mut acc = 0;
