@@ -2,7 +2,7 @@
 //! returns a new graph and leaves `self` valid (the two share all untouched nodes).
 
 use super::tree::{CTree, Node};
-use super::vtree::{self, Cur, VLink, VNode};
+use super::vtree::{self, Cur, VLink, VNode, VTree};
 use super::{Heads, DEFAULT_B};
 use crate::csr::Csr;
 use rayon::prelude::*;
@@ -69,9 +69,9 @@ impl MemoryReport {
 
 /// One version of a C-tree graph. Cloning is O(1) (two `Arc`s).
 pub struct CTreeGraph<W: Weight = ()> {
-    out: VLink<W>,
+    out: VTree<W>,
     /// In-trees of a directed graph, if kept.
-    inn: Option<VLink<W>>,
+    inn: Option<VTree<W>>,
     directed: bool,
     heads: Heads,
     b: u32,
@@ -214,8 +214,8 @@ impl<W: Weight> CTreeGraph<W> {
     /// An empty graph.
     pub fn new(opts: CTreeOptions) -> Self {
         CTreeGraph {
-            out: None,
-            inn: (opts.directed && opts.in_edges).then_some(None),
+            out: VTree::default(),
+            inn: (opts.directed && opts.in_edges).then(VTree::default),
             directed: opts.directed,
             heads: Heads::new(opts.b),
             b: opts.b,
@@ -319,7 +319,7 @@ impl<W: Weight> CTreeGraph<W> {
                     (v, CTree::build(&xs, v, heads))
                 })
                 .collect();
-            vtree::from_sorted(items)
+            VTree::from_sorted(items)
         };
         let out = build(&|v, xs| {
             csr.for_each_out(v, |u, w| {
@@ -394,7 +394,7 @@ impl<W: Weight> CTreeGraph<W> {
     }
 
     pub(crate) fn vertex_roots(&self) -> (&VLink<W>, Option<&VLink<W>>) {
-        (&self.out, self.inn.as_ref())
+        (&self.out, self.inn.as_deref())
     }
 
     /// Insert vertices (existing ones are left alone). No edge counts change.
@@ -418,7 +418,7 @@ impl<W: Weight> CTreeGraph<W> {
         if items.is_empty() {
             return BatchResult::default();
         }
-        vtree::multi_update_mut(&mut self.out, &items, &|_, old, _| {
+        self.out.multi_update_mut(&items, &|_, old, _| {
             Some(old.map(Cur::into_tree).unwrap_or_default())
         });
         self.n = self.n.max(*vs.last().unwrap() as usize + 1);
@@ -487,11 +487,10 @@ impl<W: Weight> CTreeGraph<W> {
             }
         }
         let (heads, directed) = (self.heads, self.directed);
-        // New arcs are counted from the root's arc count (no per-vertex shared counter: its
-        // locked increments made batches ~1 % slower); self loops, rare, one by one.
-        let arcs_before = vtree::arcs(&self.out);
+        // New arcs are counted from the tree's change in arcs (no per-vertex shared counter:
+        // its locked increments made batches ~1 % slower); self loops, rare, one by one.
         let ins_loops = AtomicU64::new(0);
-        vtree::multi_update_mut(&mut self.out, &items, &|v, old, &(s, e)| {
+        let ins_arcs = self.out.multi_update_mut(&items, &|v, old, &(s, e)| {
             let xs = &pairs[s..e];
             Some(match old {
                 None => {
@@ -516,7 +515,7 @@ impl<W: Weight> CTreeGraph<W> {
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
             sort_arcs(&mut rev, false);
             let (items, pairs) = group(&rev);
-            vtree::multi_update_mut(inn, &items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
+            inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 let xs = &pairs[s..e];
                 Some(match old {
                     None => CTree::build(xs, v, heads),
@@ -524,7 +523,7 @@ impl<W: Weight> CTreeGraph<W> {
                 })
             });
         }
-        let ins_arcs = vtree::arcs(&self.out) - arcs_before;
+        let ins_arcs = ins_arcs as u64;
         let inserted = if self.directed {
             ins_arcs
         } else {
@@ -573,11 +572,10 @@ impl<W: Weight> CTreeGraph<W> {
         };
         let (items, _) = group(&arcs);
         let keys: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
-        // Deleted arcs are counted from the root's arc count, as in `insert_edges_mut`.
-        let arcs_before = vtree::arcs(&self.out);
+        // Deleted arcs are counted from the tree's change in arcs, as in `insert_edges_mut`.
         let del_loops = AtomicU64::new(0);
         let directed = self.directed;
-        vtree::multi_update_mut(&mut self.out, &items, &|v, old, &(s, e)| {
+        let del = -self.out.multi_update_mut(&items, &|v, old, &(s, e)| {
             let t = old?;
             let ks = &keys[s..e];
             if !directed && ks.binary_search(&v).is_ok() && t.find(v, v).is_some() {
@@ -591,11 +589,11 @@ impl<W: Weight> CTreeGraph<W> {
             sort_merge(&mut rev, Combine::First);
             let (items, _) = group(&rev);
             let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
-            vtree::multi_update_mut(inn, &items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
+            inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 old.map(|t| t.delete(v, &keys[s..e]))
             });
         }
-        let del = arcs_before - vtree::arcs(&self.out);
+        let del = del as u64;
         let deleted = if self.directed {
             del
         } else {
@@ -708,11 +706,11 @@ impl<W: Weight> CTreeGraph<W> {
             }
             Self::removal_items(&ds, &mut cut_in)
         });
-        vtree::multi_update_mut(&mut self.out, &keys_out.0, &|v, old, it| {
+        self.out.multi_update_mut(&keys_out.0, &|v, old, it| {
             Self::apply_removal(v, old, it, &keys_out.1)
         });
         if let (Some(inn), Some(items)) = (self.inn.as_mut(), in_items) {
-            vtree::multi_update_mut(inn, &items.0, &|v, old, it| {
+            inn.multi_update_mut(&items.0, &|v, old, it| {
                 Self::apply_removal(v, old, it, &items.1)
             });
         }
@@ -800,7 +798,9 @@ impl<W: Weight> CTreeGraph<W> {
             let x = count(i);
             tot = (tot.0 + x.0, tot.1 + x.1, tot.2 + x.2);
         }
-        let vertex_tree = tot.0;
+        // The block indexes of in-place updates count with the vertex tree.
+        let vertex_tree =
+            tot.0 + self.out.index_bytes() + self.inn.as_ref().map_or(0, VTree::index_bytes);
         let edge_tree_nodes = tot.1 * (std::mem::size_of::<Node<W>>() + 16);
         MemoryReport {
             vertex_tree,
@@ -834,7 +834,7 @@ impl<W: Weight> Graph for CTreeGraph<W> {
 
     #[inline]
     fn num_arcs(&self) -> usize {
-        vtree::arcs(&self.out) as usize
+        self.out.arcs() as usize
     }
 
     #[inline]

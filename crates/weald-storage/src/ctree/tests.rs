@@ -438,6 +438,7 @@ fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches
     // (then what the clone shares must be copied, and the clone must not change).
     let mut own = CTreeGraph::<i32>::new(opts);
     let mut held: Option<(CTreeGraph<i32>, Model)> = None;
+    let indexed_before = super::vtree::INDEXED_BATCHES.get();
     for i in 0..batches {
         let size = [0usize, 1, 10, 200, 2000][rng.below(5) as usize];
         let b = random_batch(&mut rng, nv, size);
@@ -480,7 +481,10 @@ fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches
         check_graph(&g2, &m);
         g = g2;
         history.push((g.clone(), m.clone()));
+        // Every other batch goes down the tree even when the block index is valid.
+        super::vtree::INDEX_OFF.set(i % 2 == 1);
         let r_own = own.apply_mut(&b, rule);
+        super::vtree::INDEX_OFF.set(false);
         assert_eq!(r_own, r_model, "batch {i} counts in place (seed {seed})");
         check_graph(&own, &m);
         if let Some((h, hm)) = &held {
@@ -497,6 +501,10 @@ fn run_model_test(seed: u64, opts: CTreeOptions, rule: Combine, nv: u64, batches
         assert_eq!(graph_arcs(old), om.arcs);
         assert_eq!(old.num_vertices(), om.n());
     }
+    assert!(
+        super::vtree::INDEXED_BATCHES.get() > indexed_before,
+        "no in-place update took the block index (seed {seed})"
+    );
 }
 
 #[test]
@@ -1434,4 +1442,62 @@ fn from_csr_merges_the_parallel_arcs_of_a_multigraph() {
             assert_eq!(got.num_arcs(), want.num_arcs());
         }
     }
+}
+
+/// Small in-place batches on a graph of 256 blocks go through the block index: the graph
+/// matches a model after each, a clone taken between batches never changes (the index is
+/// dropped and the updates path-copy), and the index is rebuilt once the clone is gone.
+#[test]
+fn in_place_batches_through_the_block_index() {
+    let mut rng = Rng(21);
+    let n: Vertex = 4096;
+    let mut g = CTreeGraph::<()>::new(CTreeOptions::default());
+    g.insert_vertices_mut(&(0..n).collect::<Vec<_>>());
+    g.insert_edges_mut(&rmat(12, 20_000, &mut rng), Combine::Min);
+    type Arcs = BTreeSet<(Vertex, Vertex)>;
+    let mut model: Arcs = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let count = || super::vtree::INDEXED_BATCHES.get();
+    let start = count();
+    let mut clone: Option<(CTreeGraph<()>, Arcs)> = None;
+    for round in 0..400 {
+        let batch = rmat(12, 10, &mut rng);
+        if round % 3 == 2 {
+            let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|a| (a.0, a.1)).collect();
+            let r = g.delete_edges_mut(&pairs);
+            let mut gone = 0;
+            for &(u, v) in &pairs {
+                gone += model.remove(&(u, v)) as u64;
+                model.remove(&(v, u));
+            }
+            assert_eq!(r.deleted, gone, "round {round}");
+        } else {
+            g.insert_edges_mut(&batch, Combine::Min);
+            for a in &batch {
+                model.insert((a.0, a.1));
+                model.insert((a.1, a.0));
+            }
+        }
+        if round % 40 == 0 {
+            g.check();
+            let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+            assert_eq!(got, model, "round {round}");
+            assert_eq!(g.num_arcs(), model.len());
+        }
+        match round {
+            100 => clone = Some((g.clone(), model.clone())),
+            200 => {
+                let (c, cm) = clone.take().unwrap();
+                c.check();
+                let got: BTreeSet<(Vertex, Vertex)> = c.arcs().iter().map(|a| (a.0, a.1)).collect();
+                assert_eq!(got, cm, "the clone changed");
+            }
+            _ => {}
+        }
+    }
+    g.check();
+    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    assert_eq!(got, model);
+    // Rounds 0..100 and, once the clone is gone and the credit rebuilt it, most of 200..400.
+    let indexed = count() - start;
+    assert!(indexed >= 150, "only {indexed} batches took the index");
 }

@@ -1,5 +1,5 @@
-//! The vertex tree: a purely-functional treap of vertex *blocks*, augmented with the number
-//! of arcs in each subtree.
+//! The vertex tree: a purely-functional treap of vertex *blocks*, each node counting its own
+//! block's arcs and its subtree's nodes ([`VTree`] keeps the total arcs).
 //!
 //! A block holds the [`K`] consecutive ids `key·K .. key·K + K`: a mask of the ids present, a
 //! mask of those with a non-empty edge tree, and one shared array of those trees (in id
@@ -16,11 +16,13 @@
 //! the block, which writes their counts; the walk prefetches them) and the search path of
 //! nodes; the array is shared (`Arc`) so that path copying the nodes above never copies it.
 //! Nodes and arrays that nothing else holds are edited in place instead
-//! ([`multi_update_mut`]).
+//! ([`VTree::multi_update_mut`]), reaching the blocks through a [`BlockIndex`] when the whole
+//! tree is held by nothing else.
 
 use super::tree::CTree;
 use super::{fmix32, prefetch, SEED_PRIO};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use weald_graph::{Vertex, Weight};
 
@@ -186,14 +188,21 @@ pub(crate) struct VNode<W: Weight> {
     block: Block<W>,
     pub(crate) left: VLink<W>,
     pub(crate) right: VLink<W>,
-    /// Arcs in this subtree.
-    pub(crate) arcs: u64,
+    /// Arcs of this block's vertices (not of the subtree: an in-place update through the
+    /// [`BlockIndex`] reaches a node without passing its ancestors, so nothing is summed
+    /// over subtrees but their node counts, which only a change of shape changes).
+    own: u64,
     /// Block id.
     pub(crate) key: u32,
+    /// Nodes in this subtree (the cut-offs of the parallel walks and drops).
+    size: u32,
 }
 
-/// Subtrees with at least this many arcs that a dropped node owns alone are freed in parallel.
-const PAR_DROP_ARCS: u64 = 1 << 16;
+/// Subtrees of at least this many nodes that a dropped node owns alone are freed in parallel.
+const PAR_DROP_NODES: u32 = 128;
+
+/// Subtrees of at least this many nodes are walked in parallel.
+const PAR_WALK_NODES: u32 = 16;
 
 impl<W: Weight> Drop for VNode<W> {
     /// The fields are dropped after this: start loading what their drops decrement. A version
@@ -207,7 +216,7 @@ impl<W: Weight> Drop for VNode<W> {
         prefetch_node(self);
         let alone = |c: &VLink<W>| {
             c.as_ref()
-                .is_some_and(|a| a.arcs >= PAR_DROP_ARCS && Arc::strong_count(a) == 1)
+                .is_some_and(|a| a.size >= PAR_DROP_NODES && Arc::strong_count(a) == 1)
         };
         if alone(&self.left) && alone(&self.right) && rayon::current_thread_index().is_some() {
             let (l, r) = (self.left.take(), self.right.take());
@@ -227,12 +236,6 @@ impl<W: Weight> VNode<W> {
     #[inline]
     pub(crate) fn present(&self) -> Mask {
         self.block.present
-    }
-
-    /// Arcs of this block's vertices (not the subtree's).
-    #[inline]
-    fn own_arcs(&self) -> u64 {
-        self.arcs - arcs(&self.left) - arcs(&self.right)
     }
 
     /// Start loading the headers of the block's trees (their lengths).
@@ -266,9 +269,10 @@ impl<W: Weight> VNode<W> {
     }
 }
 
+/// Nodes in the subtree.
 #[inline]
-pub(crate) fn arcs<W: Weight>(l: &VLink<W>) -> u64 {
-    l.as_ref().map_or(0, |n| n.arcs)
+fn size<W: Weight>(l: &VLink<W>) -> u32 {
+    l.as_ref().map_or(0, |n| n.size)
 }
 
 #[inline]
@@ -279,12 +283,13 @@ fn mk<W: Weight>(
     own: u64,
     right: VLink<W>,
 ) -> Arc<VNode<W>> {
-    let a = arcs(&left) + arcs(&right) + own;
+    let size = size(&left) + size(&right) + 1;
     Arc::new(VNode {
         left,
         right,
-        arcs: a,
+        own,
         key,
+        size,
         block,
     })
 }
@@ -292,7 +297,7 @@ fn mk<W: Weight>(
 /// A node like `n` with other children.
 #[inline]
 fn remake<W: Weight>(left: VLink<W>, n: &VNode<W>, right: VLink<W>) -> Arc<VNode<W>> {
-    mk(left, n.key, n.block.clone(), n.own_arcs(), right)
+    mk(left, n.key, n.block.clone(), n.own, right)
 }
 
 fn join3<W: Weight>(
@@ -516,7 +521,7 @@ fn build<W: Weight>(items: &mut [Built<W>]) -> VLink<W> {
 }
 
 /// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present).
-pub(crate) fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W> {
+fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W> {
     let mut items: Vec<(Vertex, Option<CTree<W>>)> =
         items.into_par_iter().map(|(k, t)| (k, Some(t))).collect();
     let mut blocks: Vec<Built<W>> = items
@@ -613,14 +618,16 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
     }
 }
 
-fn update_rec<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> VLink<W>
+/// The path-copying multi-update (see [`VTree::multi_update_mut`]): the new tree and the change in
+/// its arcs.
+fn update_rec<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> (VLink<W>, i64)
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
-        return t.clone();
+        return (t.clone(), 0);
     }
     let Some(n) = t else {
         let one = |g: &[(Vertex, I)]| {
@@ -638,7 +645,11 @@ where
         } else {
             groups.filter_map(one).collect()
         };
-        return build(&mut built);
+        let d = built
+            .iter()
+            .map(|b| b.1.as_ref().map_or(0, |b| b.1))
+            .sum::<u64>();
+        return (build(&mut built), d as i64);
     };
     let par = items.len() >= PAR_ITEMS;
     if !par && !warmed {
@@ -649,7 +660,7 @@ where
     let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
     let go_left = || update_rec(&n.left, &items[..i], f, !par);
     let go_right = || update_rec(&n.right, &items[j..], f, !par);
-    let (l, r) = if par {
+    let ((l, dl), (r, dr)) = if par {
         rayon::join(go_left, go_right)
     } else if i > 0 && j == items.len() {
         // The untouched side is cloned before the recursion makes new nodes (as the left one
@@ -662,49 +673,429 @@ where
         (go_left(), go_right())
     };
     if i == j {
-        return Some(join3(l, n.key, n.block.clone(), n.own_arcs(), r));
+        return (Some(join3(l, n.key, n.block.clone(), n.own, r)), dl + dr);
     }
-    match update_block(n.key, Some((&n.block, n.own_arcs())), &items[i..j], f) {
-        Some((b, own)) => Some(join3(l, n.key, b, own, r)),
-        None => join2(l, r),
+    let d = dl + dr - n.own as i64;
+    match update_block(n.key, Some((&n.block, n.own)), &items[i..j], f) {
+        Some((b, own)) => (Some(join3(l, n.key, b, own, r)), d + own as i64),
+        None => (join2(l, r), d),
     }
 }
 
-/// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in parallel:
-/// `Some(t)` makes `t` the tree of `v` (inserting `v` if absent; an empty `t` keeps `v`
-/// present without edges), `None` removes `v` (or keeps it absent). The current tree of a
-/// present vertex without edges is an empty tree.
+/// What an in-place update changed in a subtree: its arcs, its nodes, and whether its shape
+/// changed (a node made or freed: the [`BlockIndex`] no longer describes the tree).
+#[derive(Copy, Clone, Default)]
+struct Delta {
+    arcs: i64,
+    nodes: i64,
+    reshaped: bool,
+}
+
+impl std::ops::Add for Delta {
+    type Output = Delta;
+    #[inline]
+    fn add(self, o: Delta) -> Delta {
+        Delta {
+            arcs: self.arcs + o.arcs,
+            nodes: self.nodes + o.nodes,
+            reshaped: self.reshaped || o.reshaped,
+        }
+    }
+}
+
+impl std::iter::Sum for Delta {
+    fn sum<It: Iterator<Item = Delta>>(it: It) -> Delta {
+        it.fold(Delta::default(), |a, b| a + b)
+    }
+}
+
+/// A node of a tree that a valid [`BlockIndex`] describes.
+struct NodePtr<W: Weight>(*mut VNode<W>);
+
+impl<W: Weight> Clone for NodePtr<W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<W: Weight> Copy for NodePtr<W> {}
+
+// SAFETY: a `NodePtr` is dereferenced only by the in-place update of the tree it indexes,
+// which holds that tree by `&mut` (see `BlockIndex`), on whichever threads it forks; distinct
+// blocks are distinct nodes, so forked halves of a batch never share one.
+unsafe impl<W: Weight> Send for NodePtr<W> {}
+// SAFETY: as above.
+unsafe impl<W: Weight> Sync for NodePtr<W> {}
+
+/// The node of every block of a vertex tree by block key, so that an in-place update reaches
+/// a block without walking its search path (~17 levels at a million vertices, the lower ~8
+/// of them cache misses: most of what a batch of a thousand edges cost). Only valid while the
+/// tree is held by nothing but its [`VTree`]: then every node has a count of one and holding
+/// the `VTree` by `&mut` means holding every node alone, so a node reached through the index
+/// may be edited as if reached down its path. With no subtree sums in the nodes (each node
+/// counts its own block's arcs; [`VTree`] the total), editing a block touches only its node.
 ///
-/// The link is updated in place where nothing else shares it: a node that no other version
-/// holds (its count is one: `unique_mut`) keeps its allocation, and a block array that none
-/// holds has only its touched trees replaced, so the untouched trees of the
-/// block are neither cloned (no counts written) nor released later, and no node is freed;
-/// `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them in place).
-/// A shared subtree is path-copied (`update_rec`: a version still held, by a snapshot or by a
-/// clone of the graph, never changes). The shape is the same canonical treap either way.
-pub(crate) fn multi_update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F)
+/// It stops being valid when the tree is cloned (`VTree::clone` clears `valid`: a clone may
+/// path-copy, sharing the nodes below the copy with this tree), or when an update changes the
+/// tree's shape (a block made or removed: nodes made and freed). A tree is indexed again once
+/// the items updated without the index reach its node count (`credit`), so building the index
+/// (one walk over the nodes) costs no more than about the updates since it was lost: trees
+/// cloned at every batch (a reader each time) never pay for an index they cannot use.
+pub(crate) struct BlockIndex<W: Weight> {
+    /// By block key; null for a key without a block.
+    nodes: Vec<NodePtr<W>>,
+    /// `nodes` describes the tree and the tree is held by nothing else. Cleared through `&self`
+    /// by a clone, hence atomic.
+    valid: AtomicBool,
+    /// Items updated without the index since it was last valid.
+    credit: u64,
+}
+
+impl<W: Weight> BlockIndex<W> {
+    /// An index to be built at the first in-place update (a new tree is held by nothing else).
+    fn fresh() -> Self {
+        BlockIndex {
+            nodes: Vec::new(),
+            valid: AtomicBool::new(false),
+            credit: u64::MAX,
+        }
+    }
+
+    /// Forget the index (the tree's shape changed, or a clone may share its nodes).
+    fn invalidate(&mut self) {
+        *self.valid.get_mut() = false;
+        self.nodes.clear();
+        self.credit = 0;
+    }
+
+    /// Is the index valid for `root` — built now if it was not and the credit allows?
+    fn ready(&mut self, root: &mut VLink<W>) -> bool {
+        if *self.valid.get_mut() {
+            // Defensive: a valid index implies an unshared root.
+            return root.as_ref().is_some_and(|r| Arc::strong_count(r) == 1);
+        }
+        if !self.nodes.is_empty() {
+            // Invalidated by a clone.
+            self.invalidate();
+        }
+        let nodes = size(root) as u64;
+        if nodes == 0 || self.credit < nodes {
+            return false;
+        }
+        self.credit = 0;
+        let Some(max) = max_block(root) else {
+            return false;
+        };
+        // Sparse ids would make a large array of mostly null pointers: no index.
+        if max as u64 >= 4 * nodes + 1024 {
+            return false;
+        }
+        self.nodes
+            .resize(max as usize + 1, NodePtr(std::ptr::null_mut()));
+        fn rec<W: Weight>(t: &mut VLink<W>, nodes: &mut [NodePtr<W>]) -> bool {
+            let Some(a) = t.as_mut() else { return true };
+            let p = Arc::as_ptr(a) as *mut VNode<W>;
+            let Some(n) = super::unique_mut(a) else {
+                return false;
+            };
+            nodes[n.key as usize] = NodePtr(p);
+            rec(&mut n.left, nodes) && rec(&mut n.right, nodes)
+        }
+        if !rec(root, &mut self.nodes) {
+            // Some node is shared (a version or a clone holds it).
+            self.nodes.clear();
+            return false;
+        }
+        *self.valid.get_mut() = true;
+        true
+    }
+
+    /// The indexed nodes of the blocks of `items`, if every block has one.
+    fn covers<I>(&self, items: &[(Vertex, I)]) -> bool {
+        items.iter().all(|(v, _)| {
+            self.nodes
+                .get(block_of(*v) as usize)
+                .is_some_and(|p| !p.0.is_null())
+        })
+    }
+}
+
+/// The largest block key of `t`.
+fn max_block<W: Weight>(t: &VLink<W>) -> Option<u32> {
+    let mut cur = t.as_deref()?;
+    while let Some(r) = cur.right.as_deref() {
+        cur = r;
+    }
+    Some(cur.key)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: in-place updates on this thread leave the index alone (and go down the tree,
+    /// keeping a valid index valid unless the shape changes), so that one test covers both.
+    pub(crate) static INDEX_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: batches that took the index on this thread.
+    pub(crate) static INDEXED_BATCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// May the in-place updates use a valid index (always, but in tests that say otherwise)?
+#[inline(always)]
+fn index_on() -> bool {
+    #[cfg(test)]
+    if INDEX_OFF.get() {
+        return false;
+    }
+    true
+}
+
+/// A vertex tree: its root, its total arcs, and the [`BlockIndex`] its in-place updates use.
+/// Cloning is O(1) (and makes this tree's index invalid).
+pub(crate) struct VTree<W: Weight> {
+    root: VLink<W>,
+    arcs: u64,
+    index: BlockIndex<W>,
+}
+
+impl<W: Weight> Default for VTree<W> {
+    fn default() -> Self {
+        VTree {
+            root: None,
+            arcs: 0,
+            index: BlockIndex::fresh(),
+        }
+    }
+}
+
+impl<W: Weight> Clone for VTree<W> {
+    fn clone(&self) -> Self {
+        // Relaxed: the owner reads `valid` only through `&mut`, which orders it after every
+        // `&self` borrow, this one included.
+        self.index.valid.store(false, Relaxed);
+        VTree {
+            root: self.root.clone(),
+            arcs: self.arcs,
+            index: BlockIndex {
+                nodes: Vec::new(),
+                valid: AtomicBool::new(false),
+                credit: 0,
+            },
+        }
+    }
+}
+
+impl<W: Weight> std::ops::Deref for VTree<W> {
+    type Target = VLink<W>;
+    #[inline]
+    fn deref(&self) -> &VLink<W> {
+        &self.root
+    }
+}
+
+impl<W: Weight> VTree<W> {
+    /// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present).
+    pub(crate) fn from_sorted(items: Vec<(Vertex, CTree<W>)>) -> Self {
+        let arcs = items.par_iter().map(|(_, t)| t.len() as u64).sum();
+        VTree {
+            root: from_sorted(items),
+            arcs,
+            index: BlockIndex::fresh(),
+        }
+    }
+
+    /// Arcs in the tree. O(1).
+    #[inline]
+    pub(crate) fn arcs(&self) -> u64 {
+        self.arcs
+    }
+
+    /// Bytes of the block index (its capacity).
+    pub(crate) fn index_bytes(&self) -> usize {
+        self.index.nodes.capacity() * std::mem::size_of::<NodePtr<W>>()
+    }
+
+    /// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in
+    /// parallel: `Some(t)` makes `t` the tree of `v` (inserting `v` if absent; an empty `t`
+    /// keeps `v` present without edges), `None` removes `v` (or keeps it absent). The current
+    /// tree of a present vertex without edges is an empty tree. Returns the change in arcs.
+    ///
+    /// The tree is updated in place where nothing else shares it: a node that no other
+    /// version holds (its count is one: `unique_mut`) keeps its allocation, and a block
+    /// array that none holds has only its touched trees replaced, so the untouched trees of
+    /// the block are neither cloned (no counts written) nor released later, and no node is
+    /// freed; `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them
+    /// in place). A shared subtree is path-copied (`update_rec`: a version still held, by a
+    /// snapshot or by a clone of the graph, never changes). The shape is the same canonical
+    /// treap either way. When the whole tree is held by nothing else and every block of the
+    /// batch exists, the blocks are reached through the [`BlockIndex`].
+    pub(crate) fn multi_update_mut<I, F>(&mut self, items: &[(Vertex, I)], f: &F) -> i64
+    where
+        I: Sync,
+        F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
+    {
+        // (A repeated id would find its tree already taken out of its block.)
+        debug_assert!(
+            items.windows(2).all(|w| w[0].0 < w[1].0),
+            "ids not strictly increasing"
+        );
+        if items.is_empty() {
+            return 0;
+        }
+        let indexed = self.index.ready(&mut self.root);
+        let d = if indexed && index_on() && self.index.covers(items) {
+            #[cfg(test)]
+            INDEXED_BATCHES.set(INDEXED_BATCHES.get() + 1);
+            let mut emptied = Vec::new();
+            let d = update_indexed(&self.index.nodes, items, f, &mut emptied);
+            let mut d = Delta {
+                arcs: d,
+                ..Delta::default()
+            };
+            for key in emptied {
+                d = d + remove_block(&mut self.root, key);
+            }
+            d
+        } else {
+            if !indexed {
+                self.index.credit = self.index.credit.saturating_add(items.len() as u64);
+            }
+            update_mut(&mut self.root, items, f, false)
+        };
+        if d.reshaped {
+            self.index.invalidate();
+        }
+        self.arcs = (self.arcs as i64 + d.arcs) as u64;
+        d.arcs
+    }
+}
+
+/// Update the blocks of `items` through the index (valid; every block indexed): the change in
+/// arcs. Blocks left without ids are listed in `emptied` (their nodes stay, to be removed).
+/// A sequential run takes the blocks [`INDEX_GROUP`] at a time, loading each group's index
+/// entries, then nodes, then tree slots, then chunks, before updating them, so that the
+/// misses of a group overlap.
+fn update_indexed<W, I, F>(
+    nodes: &[NodePtr<W>],
+    items: &[(Vertex, I)],
+    f: &F,
+    emptied: &mut Vec<u32>,
+) -> i64
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
-    // (A repeated id would find its tree already taken out of its block.)
-    debug_assert!(
-        items.windows(2).all(|w| w[0].0 < w[1].0),
-        "ids not strictly increasing"
-    );
-    update_mut(t, items, f, false);
+    if items.len() >= PAR_ITEMS && rayon::current_num_threads() > 1 {
+        // Split at a block boundary near the middle.
+        let mut m = items.len() / 2;
+        let key = block_of(items[m].0);
+        while m > 0 && block_of(items[m - 1].0) == key {
+            m -= 1;
+        }
+        if m > 0 {
+            let (a, b) = items.split_at(m);
+            let mut more = Vec::new();
+            let (da, db) = rayon::join(
+                || update_indexed(nodes, a, f, emptied),
+                || update_indexed(nodes, b, f, &mut more),
+            );
+            emptied.append(&mut more);
+            return da + db;
+        }
+    }
+    let mut d = 0i64;
+    let mut rest = items;
+    while !rest.is_empty() {
+        let mut keys = [0u32; INDEX_GROUP];
+        let mut ends = [0usize; INDEX_GROUP];
+        let (mut g, mut pos) = (0, 0);
+        while g < INDEX_GROUP && pos < rest.len() {
+            let key = block_of(rest[pos].0);
+            let mut e = pos + 1;
+            while e < rest.len() && block_of(rest[e].0) == key {
+                e += 1;
+            }
+            (keys[g], ends[g]) = (key, e);
+            g += 1;
+            pos = e;
+        }
+        let (keys, ends) = (&keys[..g], &ends[..g]);
+        for &k in keys {
+            prefetch(nodes.as_ptr().wrapping_add(k as usize));
+        }
+        for &k in keys {
+            prefetch(nodes[k as usize].0);
+        }
+        // SAFETY (this block and the loops below): the index is valid (`BlockIndex`), so
+        // every pointer is a live node of the tree, held by nothing but the tree, which the
+        // caller holds by `&mut`; the keys are distinct, and a forked half of the batch has
+        // keys of its own.
+        let node = |k: u32| {
+            let p = nodes[k as usize].0;
+            unsafe { &mut *p }
+        };
+        for &k in keys {
+            let a = Arc::as_ptr(&node(k).block.trees) as *const CTree<W>;
+            prefetch((a as *const u8).wrapping_sub(16));
+        }
+        let mut s = 0;
+        for (&k, &e) in keys.iter().zip(ends) {
+            let n = node(k);
+            for (v, _) in &rest[s..e] {
+                n.block.prefetch_tree((v - (k << LOG_K)) as usize);
+            }
+            s = e;
+        }
+        let mut s = 0;
+        for (&k, &e) in keys.iter().zip(ends) {
+            let n = node(k);
+            let mut own = 0;
+            if !update_block_mut(k, &mut n.block, &mut own, &rest[s..e], f) {
+                emptied.push(k);
+            }
+            n.own = (n.own as i64 + own) as u64;
+            d += own;
+            s = e;
+        }
+        rest = &rest[pos..];
+    }
+    d
 }
 
-/// The in-place multi-update of `t`; returns the change in its subtree's arcs.
+/// Blocks an indexed sequential update loads at once.
+const INDEX_GROUP: usize = 16;
+
+/// Remove the node of block `key` (left without ids by an indexed update) from `t`, whose
+/// nodes nothing else holds.
+fn remove_block<W: Weight>(t: &mut VLink<W>, key: u32) -> Delta {
+    let n = t
+        .as_mut()
+        .and_then(super::unique_mut)
+        .expect("an indexed tree is held by nothing else and has the block");
+    let d = match key.cmp(&n.key) {
+        std::cmp::Ordering::Less => remove_block(&mut n.left, key),
+        std::cmp::Ordering::Greater => remove_block(&mut n.right, key),
+        std::cmp::Ordering::Equal => {
+            let (l, r) = (n.left.take(), n.right.take());
+            *t = join2(l, r);
+            return Delta {
+                nodes: -1,
+                reshaped: true,
+                ..Delta::default()
+            };
+        }
+    };
+    n.size = (n.size as i64 + d.nodes) as u32;
+    d
+}
+
+/// The in-place multi-update of `t` (see [`VTree::multi_update_mut`]).
 ///
-/// A node's arc count is kept up to date by adding the changes of its children and of its
-/// own block, so the children an update does not enter are never read: in place, a batch's
-/// cost is its search paths, not their neighbourhoods. Fewer than [`PAR_ITEMS`] items go
-/// block by block down their paths ([`update_path_mut`]), without the recursion's splitting
-/// of the items at every node; a block whose path is shared or which does not exist yet
-/// takes the recursion ([`update_tree_mut`]).
-fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> i64
+/// A node counts its own block's arcs and its subtree's nodes, so the children an update does
+/// not enter are never read: in place, a batch's cost is its search paths, not their
+/// neighbourhoods. Fewer than [`PAR_ITEMS`] items go block by block down their paths
+/// ([`update_path_mut`]), without the recursion's splitting of the items at every node; a
+/// block whose path is shared or which does not exist yet takes the recursion
+/// ([`update_tree_mut`]).
+fn update_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> Delta
 where
     W: Weight,
     I: Sync,
@@ -726,9 +1117,14 @@ where
 }
 
 /// Update block `key` with `items` (all of it) in place, down its search path: the change in
-/// `t`'s arcs, or `None` (nothing done) if a node on the path is shared or the block is absent.
-/// A block left without ids is removed by joining its children, which rank below it.
-fn update_path_mut<W, I, F>(t: &mut VLink<W>, key: u32, items: &[(Vertex, I)], f: &F) -> Option<i64>
+/// `t`, or `None` (nothing done) if a node on the path is shared or the block is absent. A
+/// block left without ids is removed by joining its children, which rank below it.
+fn update_path_mut<W, I, F>(
+    t: &mut VLink<W>,
+    key: u32,
+    items: &[(Vertex, I)],
+    f: &F,
+) -> Option<Delta>
 where
     W: Weight,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
@@ -738,36 +1134,53 @@ where
         std::cmp::Ordering::Less => update_path_mut(&mut n.left, key, items, f)?,
         std::cmp::Ordering::Greater => update_path_mut(&mut n.right, key, items, f)?,
         std::cmp::Ordering::Equal => {
-            let mut d = 0;
-            if !update_block_mut(key, &mut n.block, &mut d, items, f) {
+            let mut own = 0;
+            let keep = update_block_mut(key, &mut n.block, &mut own, items, f);
+            let d = Delta {
+                arcs: own,
+                ..Delta::default()
+            };
+            if !keep {
                 let (l, r) = (n.left.take(), n.right.take());
                 *t = join2(l, r);
-                return Some(d);
+                return Some(Delta {
+                    nodes: -1,
+                    reshaped: true,
+                    ..d
+                });
             }
-            d
+            n.own = (n.own as i64 + own) as u64;
+            return Some(d);
         }
     };
-    n.arcs = (n.arcs as i64 + d) as u64;
+    if d.nodes != 0 {
+        n.size = (n.size as i64 + d.nodes) as u32;
+    }
     Some(d)
 }
 
 /// [`update_mut`] by recursion over the tree, splitting the items at each node (in parallel
 /// from [`PAR_ITEMS`] items on); a shared subtree is path-copied ([`update_rec`]).
-fn update_tree_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> i64
+fn update_tree_mut<W, I, F>(t: &mut VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> Delta
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
-        return 0;
+        return Delta::default();
     }
     let par = items.len() >= PAR_ITEMS;
-    let before = arcs(t) as i64;
     let Some(n) = t.as_mut().and_then(super::unique_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
-        *t = update_rec(t, items, f, warmed || !par);
-        return arcs(t) as i64 - before;
+        let before = size(t) as i64;
+        let (nt, arcs) = update_rec(t, items, f, warmed || !par);
+        *t = nt;
+        return Delta {
+            arcs,
+            nodes: size(t) as i64 - before,
+            reshaped: true,
+        };
     };
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
     let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
@@ -793,25 +1206,38 @@ where
             update_tree_mut(right, &items[j..], f, true),
         )
     };
-    let mut own_delta = 0;
-    let keep = i == j || update_block_mut(n.key, &mut n.block, &mut own_delta, &items[i..j], f);
-    let d = dl + dr + own_delta;
+    let mut own = 0;
+    let keep = i == j || update_block_mut(n.key, &mut n.block, &mut own, &items[i..j], f);
+    let d = dl
+        + dr
+        + Delta {
+            arcs: own,
+            ..Delta::default()
+        };
     let below = |c: &VLink<W>| c.as_ref().is_none_or(|c| !higher(c.key, n.key));
     // A side the update did not enter is unchanged, so it still ranks below this node.
     if keep && (!go_left || below(&n.left)) && (!go_right || below(&n.right)) {
-        n.arcs = (n.arcs as i64 + d) as u64;
+        n.own = (n.own as i64 + own) as u64;
+        if d.nodes != 0 {
+            n.size = (n.size as i64 + d.nodes) as u32;
+        }
         return d;
     }
-    // The block is gone, or a new block below outranks this one: rebuild this level. The
-    // block's own arcs before the update are the subtree's less its children's.
-    let own_before = n.arcs as i64 - (arcs(&n.left) as i64 - dl) - (arcs(&n.right) as i64 - dr);
+    // The block is gone, or a new block below outranks this one: rebuild this level (`size`
+    // is still the subtree's before the update).
+    let before = n.size as i64;
     let (l, r) = (n.left.take(), n.right.take());
     let (key, block) = (n.key, keep.then(|| n.block.clone()));
+    let own = (n.own as i64 + own) as u64;
     *t = match block {
-        Some(b) => Some(join3(l, key, b, (own_before + own_delta) as u64, r)),
+        Some(b) => Some(join3(l, key, b, own, r)),
         None => join2(l, r),
     };
-    d
+    Delta {
+        nodes: size(t) as i64 - before,
+        reshaped: true,
+        ..d
+    }
 }
 
 /// Apply `f` to `items` (sorted ids of block `key`) in `block`, adding the change in its own
@@ -961,7 +1387,7 @@ fn ones(mut m: Mask) -> impl Iterator<Item = usize> {
 /// Call `f` on every node, in parallel.
 pub(crate) fn par_for_each_node<W: Weight>(t: &VLink<W>, f: &(impl Fn(&VNode<W>) + Sync)) {
     let Some(n) = t else { return };
-    if n.arcs >= 1024 {
+    if n.size >= PAR_WALK_NODES {
         rayon::join(
             || par_for_each_node(&n.left, f),
             || par_for_each_node(&n.right, f),
@@ -981,7 +1407,7 @@ pub(crate) fn map_reduce_nodes<W: Weight, T: Send>(
     id: &(impl Fn() -> T + Sync),
 ) -> T {
     let Some(n) = t else { return id() };
-    let (a, b) = if n.arcs >= 1024 {
+    let (a, b) = if n.size >= PAR_WALK_NODES {
         rayon::join(
             || map_reduce_nodes(&n.left, map, reduce, id),
             || map_reduce_nodes(&n.right, map, reduce, id),
@@ -1004,11 +1430,12 @@ pub(crate) fn for_each_node<W: Weight>(t: &VLink<W>, f: &mut impl FnMut(&VNode<W
     }
 }
 
-/// Check treap order, key order, the blocks and the arc augmentation (tests).
+/// Check treap order, key order, the blocks, the nodes' arc and node counts, the total, and a
+/// valid index (tests).
 #[cfg(test)]
-pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
-    fn rec<W: Weight>(t: &VLink<W>, prev: &mut Option<u32>, heads: super::Heads) -> u64 {
-        let Some(n) = t else { return 0 };
+pub(crate) fn check<W: Weight>(t: &VTree<W>, heads: super::Heads) {
+    fn rec<W: Weight>(t: &VLink<W>, prev: &mut Option<u32>, heads: super::Heads) -> (u64, u32) {
+        let Some(n) = t else { return (0, 0) };
         for c in [&n.left, &n.right].into_iter().flatten() {
             assert!(!higher(c.key, n.key), "vertex treap order");
         }
@@ -1031,10 +1458,24 @@ pub(crate) fn check<W: Weight>(t: &VLink<W>, heads: super::Heads) {
             own += t.len() as u64;
         });
         let c = rec(&n.right, prev, heads);
-        assert_eq!(n.arcs, a + c + own);
-        n.arcs
+        assert_eq!(n.own, own, "a block's arc count");
+        assert_eq!(n.size, a.1 + c.1 + 1, "a subtree's node count");
+        (a.0 + c.0 + own, n.size)
     }
-    rec(t, &mut None, heads);
+    let (arcs, _) = rec(&t.root, &mut None, heads);
+    assert_eq!(t.arcs, arcs, "the tree's arc count");
+    if t.index.valid.load(Relaxed) {
+        let mut seen = 0;
+        for_each_node(&t.root, &mut |n| {
+            assert_eq!(
+                t.index.nodes[n.key as usize].0 as *const VNode<W>, n as *const VNode<W>,
+                "the index's node of a block"
+            );
+            seen += 1;
+        });
+        let indexed = t.index.nodes.iter().filter(|p| !p.0.is_null()).count();
+        assert_eq!(indexed, seen, "index entries without a block");
+    }
 }
 
 /// `(max depth, total depth, nodes)` of the block nodes (tests/diagnostics).
