@@ -215,11 +215,13 @@
 //! loaded ahead. For that, nodes no longer sum their subtrees' arcs (a node counts its own
 //! block's, the tree the total): editing a block then touches only its node, so no ancestor
 //! needs the update. The index is built by one walk over the nodes (1.2–1.6 ms at RMAT scale
-//! 20, 65,536 blocks, 1 thread) at the first in-place update, and is given up when the tree
-//! is cloned (a clone may path-copy and share the nodes below the copy: `VTree::clone`
-//! clears it through an atomic flag) or changes shape (a block made or removed); it is built
-//! again once the updates made without it reach the tree's node count, so a graph cloned at
-//! every batch (a reader each time) never pays for it. Measured in one process, the index
+//! 20, 65,536 blocks, 1 thread) at the first in-place update. It is not used while a clone
+//! of the tree lives (a clone or a snapshot: the trees cloned from one another share a
+//! *lineage* count, and every node comes from one of them), and it is dropped when the tree
+//! changes shape (a path copy, or a block made or removed); it is built again once the
+//! updates made without it reach the tree's node count, so a graph updated while a clone
+//! lives at every batch never pays for it. A snapshot taken and released between two batches
+//! leaves it in use. Measured in one process, the index
 //! switched on in every other round (`examples/small_batches FILE SIZE ROUNDS in-place`, RMAT
 //! scale 20, 1 thread, 2026-11-29, Intel Xeon), µs per batch without / with: 10 edges insert
 //! 18.3 / 8.9 and 25.9 / 12.2, delete 14.0 / 6.3 and 19.2 / 9.2; 100 edges 185 / 103 and

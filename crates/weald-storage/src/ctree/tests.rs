@@ -1445,8 +1445,9 @@ fn from_csr_merges_the_parallel_arcs_of_a_multigraph() {
 }
 
 /// Small in-place batches on a graph of 256 blocks go through the block index: the graph
-/// matches a model after each, a clone taken between batches never changes (the index is
-/// dropped and the updates path-copy), and the index is rebuilt once the clone is gone.
+/// matches a model after each; a clone held over batches never changes (the index is not
+/// used, the updates path-copy, which drops it) and the index is rebuilt once the clone is
+/// gone; a snapshot taken and released between two batches leaves it in use.
 #[test]
 fn in_place_batches_through_the_block_index() {
     let mut rng = Rng(21);
@@ -1461,6 +1462,7 @@ fn in_place_batches_through_the_block_index() {
     let mut clone: Option<(CTreeGraph<()>, Arcs)> = None;
     for round in 0..400 {
         let batch = rmat(12, 10, &mut rng);
+        let before = count();
         if round % 3 == 2 {
             let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|a| (a.0, a.1)).collect();
             let r = g.delete_edges_mut(&pairs);
@@ -1477,11 +1479,21 @@ fn in_place_batches_through_the_block_index() {
                 model.insert((a.1, a.0));
             }
         }
+        if round % 50 == 26 && !(100..200).contains(&round) {
+            assert_eq!(count(), before + 1, "round {round} did not take the index");
+        }
         if round % 40 == 0 {
             g.check();
             let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
             assert_eq!(got, model, "round {round}");
             assert_eq!(g.num_arcs(), model.len());
+        }
+        if round % 50 == 25 && clone.is_none() {
+            // A snapshot that comes and goes between batches: the next batch still takes the
+            // index (checked after it).
+            let f = FlatSnapshot::new(&g);
+            assert_eq!(f.num_arcs(), model.len());
+            drop(f);
         }
         match round {
             100 => clone = Some((g.clone(), model.clone())),

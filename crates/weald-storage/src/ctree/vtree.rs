@@ -22,7 +22,7 @@
 use super::tree::CTree;
 use super::{fmix32, prefetch, SEED_PRIO};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{fence, Ordering::Acquire};
 use std::sync::Arc;
 use weald_graph::{Vertex, Weight};
 
@@ -728,25 +728,28 @@ unsafe impl<W: Weight> Sync for NodePtr<W> {}
 
 /// The node of every block of a vertex tree by block key, so that an in-place update reaches
 /// a block without walking its search path (~17 levels at a million vertices, the lower ~8
-/// of them cache misses: most of what a batch of a thousand edges cost). Only valid while the
+/// of them cache misses: most of what a batch of a thousand edges cost). Used only while the
 /// tree is held by nothing but its [`VTree`]: then every node has a count of one and holding
 /// the `VTree` by `&mut` means holding every node alone, so a node reached through the index
 /// may be edited as if reached down its path. With no subtree sums in the nodes (each node
 /// counts its own block's arcs; [`VTree`] the total), editing a block touches only its node.
 ///
-/// It stops being valid when the tree is cloned (`VTree::clone` clears `valid`: a clone may
-/// path-copy, sharing the nodes below the copy with this tree), or when an update changes the
-/// tree's shape (a block made or removed: nodes made and freed). A tree is indexed again once
-/// the items updated without the index reach its node count (`credit`), so building the index
-/// (one walk over the nodes) costs no more than about the updates since it was lost: trees
-/// cloned at every batch (a reader each time) never pay for an index they cannot use.
+/// Every node comes from this tree or from a clone of it (or of a clone: the `VTree`s of one
+/// *lineage*, which share a count), so while the lineage count is one nothing else holds a
+/// node. While a clone lives the index is not used (the updates path-copy), and an update
+/// that changes the tree's shape (a path copy, or a block made or removed: nodes made and
+/// freed) drops the index; a clone that goes away without this tree being updated meanwhile
+/// leaves the index as true as it was (the clone's own updates copied what they changed). A
+/// dropped index is built again once the items updated without it reach the tree's node
+/// count (`credit`), so building it (one walk over the nodes) costs no more than about the
+/// updates since it was lost: a tree updated while a clone lives at every batch never pays
+/// for an index it cannot use.
 pub(crate) struct BlockIndex<W: Weight> {
-    /// By block key; null for a key without a block.
+    /// By block key; null for a key without a block. Empty when not built.
     nodes: Vec<NodePtr<W>>,
-    /// `nodes` describes the tree and the tree is held by nothing else. Cleared through `&self`
-    /// by a clone, hence atomic.
-    valid: AtomicBool,
-    /// Items updated without the index since it was last valid.
+    /// `nodes` describes the tree as it is.
+    built: bool,
+    /// Items updated without the index since it was last built or dropped.
     credit: u64,
 }
 
@@ -755,27 +758,34 @@ impl<W: Weight> BlockIndex<W> {
     fn fresh() -> Self {
         BlockIndex {
             nodes: Vec::new(),
-            valid: AtomicBool::new(false),
+            built: false,
             credit: u64::MAX,
         }
     }
 
-    /// Forget the index (the tree's shape changed, or a clone may share its nodes).
-    fn invalidate(&mut self) {
-        *self.valid.get_mut() = false;
-        self.nodes.clear();
-        self.credit = 0;
+    /// An index that waits for its credit.
+    fn waiting() -> Self {
+        BlockIndex {
+            nodes: Vec::new(),
+            built: false,
+            credit: 0,
+        }
     }
 
-    /// Is the index valid for `root` — built now if it was not and the credit allows?
-    fn ready(&mut self, root: &mut VLink<W>) -> bool {
-        if *self.valid.get_mut() {
-            // Defensive: a valid index implies an unshared root.
-            return root.as_ref().is_some_and(|r| Arc::strong_count(r) == 1);
+    /// Forget the index (the tree's shape changed).
+    fn invalidate(&mut self) {
+        *self = Self::waiting();
+    }
+
+    /// May the index be used for `root` (`alone`: no other tree of the lineage lives) — built
+    /// now if it was not and the credit allows?
+    fn ready(&mut self, root: &mut VLink<W>, alone: bool) -> bool {
+        if !alone {
+            return false;
         }
-        if !self.nodes.is_empty() {
-            // Invalidated by a clone.
-            self.invalidate();
+        if self.built {
+            // Defensive: an index in use implies an unshared root.
+            return root.as_ref().is_some_and(|r| Arc::strong_count(r) == 1);
         }
         let nodes = size(root) as u64;
         if nodes == 0 || self.credit < nodes {
@@ -801,11 +811,12 @@ impl<W: Weight> BlockIndex<W> {
             rec(&mut n.left, nodes) && rec(&mut n.right, nodes)
         }
         if !rec(root, &mut self.nodes) {
-            // Some node is shared (a version or a clone holds it).
+            // Some node is shared (which the lineage count should have ruled out).
+            debug_assert!(false, "a shared node in a tree without clones");
             self.nodes.clear();
             return false;
         }
-        *self.valid.get_mut() = true;
+        self.built = true;
         true
     }
 
@@ -848,11 +859,15 @@ fn index_on() -> bool {
 }
 
 /// A vertex tree: its root, its total arcs, and the [`BlockIndex`] its in-place updates use.
-/// Cloning is O(1) (and makes this tree's index invalid).
+/// Cloning is O(1).
 pub(crate) struct VTree<W: Weight> {
     root: VLink<W>,
     arcs: u64,
     index: BlockIndex<W>,
+    /// Shared by this tree and its clones (and theirs): while its count is more than one,
+    /// another tree may hold nodes of this one. Declared after `root`, so a clone going away
+    /// releases its nodes first.
+    lineage: Arc<()>,
 }
 
 impl<W: Weight> Default for VTree<W> {
@@ -861,23 +876,18 @@ impl<W: Weight> Default for VTree<W> {
             root: None,
             arcs: 0,
             index: BlockIndex::fresh(),
+            lineage: Arc::new(()),
         }
     }
 }
 
 impl<W: Weight> Clone for VTree<W> {
     fn clone(&self) -> Self {
-        // Relaxed: the owner reads `valid` only through `&mut`, which orders it after every
-        // `&self` borrow, this one included.
-        self.index.valid.store(false, Relaxed);
         VTree {
             root: self.root.clone(),
             arcs: self.arcs,
-            index: BlockIndex {
-                nodes: Vec::new(),
-                valid: AtomicBool::new(false),
-                credit: 0,
-            },
+            index: BlockIndex::waiting(),
+            lineage: self.lineage.clone(),
         }
     }
 }
@@ -898,7 +908,19 @@ impl<W: Weight> VTree<W> {
             root: from_sorted(items),
             arcs,
             index: BlockIndex::fresh(),
+            lineage: Arc::new(()),
         }
+    }
+
+    /// Is this the only tree of its lineage (no clone lives)? Then nothing else holds a node.
+    fn alone(&self) -> bool {
+        if Arc::strong_count(&self.lineage) != 1 {
+            return false;
+        }
+        // As in `unique_mut`: the other trees' Release decrements (after they released their
+        // nodes, and their readers were done) happen before what we do next.
+        fence(Acquire);
+        true
     }
 
     /// Arcs in the tree. O(1).
@@ -907,9 +929,9 @@ impl<W: Weight> VTree<W> {
         self.arcs
     }
 
-    /// Bytes of the block index (its capacity).
+    /// Bytes of the block index (its capacity) and of the lineage count.
     pub(crate) fn index_bytes(&self) -> usize {
-        self.index.nodes.capacity() * std::mem::size_of::<NodePtr<W>>()
+        self.index.nodes.capacity() * std::mem::size_of::<NodePtr<W>>() + 16
     }
 
     /// Apply `f(v, current tree, item)` to every item (strictly increasing ids), in
@@ -939,7 +961,8 @@ impl<W: Weight> VTree<W> {
         if items.is_empty() {
             return 0;
         }
-        let indexed = self.index.ready(&mut self.root);
+        let alone = self.alone();
+        let indexed = self.index.ready(&mut self.root, alone);
         let d = if indexed && index_on() && self.index.covers(items) {
             #[cfg(test)]
             INDEXED_BATCHES.set(INDEXED_BATCHES.get() + 1);
@@ -1464,7 +1487,7 @@ pub(crate) fn check<W: Weight>(t: &VTree<W>, heads: super::Heads) {
     }
     let (arcs, _) = rec(&t.root, &mut None, heads);
     assert_eq!(t.arcs, arcs, "the tree's arc count");
-    if t.index.valid.load(Relaxed) {
+    if t.index.built && Arc::strong_count(&t.lineage) == 1 {
         let mut seen = 0;
         for_each_node(&t.root, &mut |n| {
             assert_eq!(
