@@ -1055,9 +1055,27 @@ where
             let p = nodes[k as usize].0;
             unsafe { &mut *p }
         };
-        for &k in keys {
-            let a = Arc::as_ptr(&node(k).block.trees) as *const CTree<W>;
+        let mut s = 0;
+        for (&k, &e) in keys.iter().zip(ends) {
+            let n = node(k);
+            let a = Arc::as_ptr(&n.block.trees) as *const CTree<W>;
             prefetch((a as *const u8).wrapping_sub(16));
+            // An id without edges (which an insert gives some) moves the trees after it to
+            // new slots: the whole array is read and written, so all its lines are loaded.
+            // (One process, alternating rounds, RMAT scale 20, 1 thread: inserts of 10 and
+            // 1000 edges 7-9 % faster, of 1e5 2 %; deletes, which seldom take it, even.)
+            if rest[s..e]
+                .iter()
+                .any(|(v, _)| n.block.nonempty >> (v - (k << LOG_K)) & 1 == 0)
+            {
+                let end = a.wrapping_add(n.block.trees.len()) as *const u8;
+                let mut p = (a as *const u8).wrapping_add(48);
+                while p < end {
+                    prefetch(p);
+                    p = p.wrapping_add(64);
+                }
+            }
+            s = e;
         }
         let mut s = 0;
         for (&k, &e) in keys.iter().zip(ends) {
