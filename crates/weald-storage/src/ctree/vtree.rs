@@ -882,11 +882,17 @@ impl<W: Weight> Default for VTree<W> {
 }
 
 impl<W: Weight> Clone for VTree<W> {
+    /// The clone's index is not built, and has the credit of this one: the work either tree
+    /// did without an index is the same history (a graph cloned once and then updated alone,
+    /// its source gone, builds its index at once if the source had never had one).
     fn clone(&self) -> Self {
         VTree {
             root: self.root.clone(),
             arcs: self.arcs,
-            index: BlockIndex::waiting(),
+            index: BlockIndex {
+                credit: self.index.credit,
+                ..BlockIndex::waiting()
+            },
             lineage: self.lineage.clone(),
         }
     }
