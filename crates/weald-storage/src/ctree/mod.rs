@@ -230,7 +230,23 @@
 //! delete 48.2 / 41.3 and 40.9 / 35.7 ms; 1e6 edges insert 261 / 205 ms, delete 204 / 198
 //! ms. The old and new binaries in separate processes (three alternating pairs, 1e5 edges):
 //! inserts 67.3 / 64.5 / 49.3 ms before, 57.0 / 45.8 / 48.0 ms after. New versions of a held
-//! graph (`chain`), which path-copy and never use the index, are unchanged within noise.
+//! graph (`chain`), which path-copy and never use the index, are unchanged within noise. A
+//! clone starts with its source's credit (a graph cloned out of a flat snapshot and then
+//! updated alone builds its index at once), and a block that gains an id with edges has its
+//! whole tree array loaded ahead (the trees after the id move; inserts of 10 and 1000 edges
+//! 7–9 % faster). `weald bench updates rmat-s20.wgb --threads T --trials 40 --in-place`
+//! (2026-11-29, Intel Xeon, the binaries of 377bdd6 and 5c22b75 alternating, two pairs),
+//! inserted / deleted edges per second before → after, 1 thread: batches of 10 3.3e5 / 4.9e5
+//! → 7.5e5 / 1.6e6 and 2.9e5 / 4.6e5 → 5.5e5 / 1.05e6; 1000: 5.2e5 / 6.4e5 → 1.04e6 / 1.73e6
+//! and 4.8e5 / 5.9e5 → 7.2e5 / 9.9e5; 1e5: 1.47e6 / 1.56e6 → 2.29e6 / 2.48e6 and 1.42e6 /
+//! 1.48e6 → 1.89e6 / 1.94e6; 1e6: 2.9e6 / 3.0e6 → 4.6e6 / 4.9e6 and 4.2e6 / 4.5e6 → 3.0e6 /
+//! 3.2e6 (the machine's swings). 2 threads: batches of 10 3.4e5 / 5.1e5 → 7.8e5 / 1.44e6 and
+//! 3.5e5 / 5.4e5 → 8.0e5 / 1.56e6; 1000: 1.09e6 / 1.40e6 → 1.95e6 / 3.07e6 and 1.11e6 /
+//! 1.40e6 → 1.97e6 / 3.08e6; 1e5: 3.4e6 / 3.6e6 → 3.7e6 / 3.9e6 and 3.1e6 / 3.2e6 → 4.0e6 /
+//! 4.3e6. Not done: a batch with a block that does not exist yet goes down the tree whole, and
+//! making that block's node drops the index (a graph that grows by new ids at every batch
+//! never keeps one); keeping the index through such changes (entering the nodes a join makes)
+//! would serve growing graphs.
 //!
 //! Where an in-place batch of 2·10⁵ arcs (1e5 edges) then spends its time (profile, 1
 //! thread, through Python): the vertex-tree update ~81 % (chunk splices ~34 %, of which the
