@@ -67,7 +67,8 @@ impl MemoryReport {
     }
 }
 
-/// One version of a C-tree graph. Cloning is O(1) (two `Arc`s).
+/// One version of a C-tree graph. Cloning is O(1) (per vertex tree, its root's and its
+/// lineage's `Arc`s).
 pub struct CTreeGraph<W: Weight = ()> {
     out: VTree<W>,
     /// In-trees of a directed graph, if kept.

@@ -232,7 +232,7 @@
 //! inserts 67.3 / 64.5 / 49.3 ms before, 57.0 / 45.8 / 48.0 ms after. New versions of a held
 //! graph (`chain`), which path-copy and never use the index, are unchanged within noise. A
 //! clone starts with its source's credit (a graph cloned out of a flat snapshot and then
-//! updated alone builds its index at once), and a block that gains an id with edges has its
+//! updated alone builds its index at once if the source never had one), and a block that gains an id with edges has its
 //! whole tree array loaded ahead (the trees after the id move; inserts of 10 and 1000 edges
 //! 7–9 % faster). `weald bench updates rmat-s20.wgb --threads T --trials 40 --in-place`
 //! (2026-11-29, Intel Xeon, the binaries of 377bdd6 and 5c22b75 alternating, two pairs),
@@ -342,7 +342,7 @@
 //!
 //! ## Memory
 //!
-//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 48 bytes + 16 bytes
+//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + 16 bytes
 //! of `Arc` counts) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
 //! with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
 //! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in
@@ -432,7 +432,9 @@ impl<W: weald_graph::Weight> NoWeak for tree::Node<W> {}
 /// of a node on the way — a version, a clone of the graph, a snapshot — holds a counted
 /// reference at or above it, which makes its count more than one and the update path-copy
 /// from there (a `FlatSnapshot`'s uncounted copies of edge trees are covered by its counted
-/// clone of the graph's root). The in-place updates ask this of every node on their paths.
+/// clone of the graph's root). The in-place updates that walk the vertex tree ask this of
+/// every node on their paths; those that reach a block through the block index rely instead
+/// on the tree's lineage count (`vtree::BlockIndex`), and ask it of the block's array.
 /// One process, batches alternating between this and `Arc::get_mut` (RMAT scale 20, in place,
 /// 1 thread, an Intel Xeon): batches of 10 edges insert and delete 2–3 % faster (medians);
 /// for batches of 1,000 and 100,000 edges the difference is within noise (medians −6 % to

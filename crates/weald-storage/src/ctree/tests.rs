@@ -1512,4 +1512,57 @@ fn in_place_batches_through_the_block_index() {
     // Rounds 0..100 and, once the clone is gone and the credit rebuilt it, most of 200..400.
     let indexed = count() - start;
     assert!(indexed >= 150, "only {indexed} batches took the index");
+
+    // Deleting every id of a block (32..48) through the index removes its node (which drops
+    // the index).
+    let before = count();
+    let block: Vec<Vertex> = (32..48).collect();
+    g.delete_vertices_mut(&block);
+    model.retain(|&(u, v)| !(32..48).contains(&u) && !(32..48).contains(&v));
+    assert!(
+        count() > before,
+        "the block's deletion did not take the index"
+    );
+    g.check();
+    assert!(block.iter().all(|&v| !g.has_vertex(v)));
+    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    assert_eq!(got, model);
+    // Batches until the credit rebuilds it (255 nodes; a batch has up to 20 arcs), then a batch of
+    // 300 edges on two threads, which the indexed update splits between them.
+    for _ in 0..60 {
+        let batch = rmat(12, 10, &mut rng);
+        let batch: Vec<_> = batch
+            .into_iter()
+            .filter(|a| a.0 >= 48 && a.1 >= 48)
+            .collect();
+        g.insert_edges_mut(&batch, Combine::Min);
+        for a in &batch {
+            model.insert((a.0, a.1));
+            model.insert((a.1, a.0));
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let batch: Vec<_> = rmat(12, 300, &mut rng)
+        .into_iter()
+        .filter(|a| a.0 >= 48 && a.1 >= 48)
+        .collect();
+    pool.install(|| {
+        let before = count();
+        g.insert_edges_mut(&batch, Combine::Min);
+        assert_eq!(
+            count(),
+            before + 1,
+            "the two-thread batch did not take the index"
+        );
+    });
+    for a in &batch {
+        model.insert((a.0, a.1));
+        model.insert((a.1, a.0));
+    }
+    g.check();
+    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    assert_eq!(got, model);
 }

@@ -8,8 +8,8 @@
 //! while at least one of its ids is present. Blocks are what the treap orders (by block id;
 //! priorities in [`higher`]: dense ids give a balanced tree), so the tree has `n / K` nodes
 //! instead of `n`: fewer node copies per batch, fewer cold levels per path, and a vertex
-//! costs `16 · (has edges)` bytes plus its share of the block's 80 bytes (node 48, its `Arc`
-//! counts 16, the array's counts 16) — 5 bytes when all 16 ids are present — instead of a
+//! costs `16 · (has edges)` bytes plus its share of the block's 88 bytes (node 56, its `Arc`
+//! counts 16, the array's counts 16) — 5.5 bytes when all 16 ids are present — instead of a
 //! 64-byte node.
 //!
 //! Updating a vertex of a shared block copies the block's array (cloning the other trees of
@@ -197,6 +197,10 @@ pub(crate) struct VNode<W: Weight> {
     /// Nodes in this subtree (the cut-offs of the parallel walks and drops).
     size: u32,
 }
+
+// The size the module's docs (and `ctree/mod.rs`, "Memory") give.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
 
 /// Subtrees of at least this many nodes that a dropped node owns alone are freed in parallel.
 const PAR_DROP_NODES: u32 = 128;
@@ -683,7 +687,8 @@ where
 }
 
 /// What an in-place update changed in a subtree: its arcs, its nodes, and whether its shape
-/// changed (a node made or freed: the [`BlockIndex`] no longer describes the tree).
+/// changed (a node made, freed or path-copied: the [`BlockIndex`] no longer describes the
+/// tree).
 #[derive(Copy, Clone, Default)]
 struct Delta {
     arcs: i64,
@@ -799,6 +804,8 @@ impl<W: Weight> BlockIndex<W> {
         if max as u64 >= 4 * nodes + 1024 {
             return false;
         }
+        // (Entries left from an index given up by an unwinding update are stale: cleared.)
+        self.nodes.clear();
         self.nodes
             .resize(max as usize + 1, NodePtr(std::ptr::null_mut()));
         fn rec<W: Weight>(t: &mut VLink<W>, nodes: &mut [NodePtr<W>]) -> bool {
@@ -844,7 +851,8 @@ thread_local! {
     /// Tests: in-place updates on this thread leave the index alone (and go down the tree,
     /// keeping a valid index valid unless the shape changes), so that one test covers both.
     pub(crate) static INDEX_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Tests: batches that took the index on this thread.
+    /// Tests: vertex-tree updates (`VTree::multi_update_mut` calls) that took the index on
+    /// this thread.
     pub(crate) static INDEXED_BATCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
@@ -952,8 +960,9 @@ impl<W: Weight> VTree<W> {
     /// freed; `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them
     /// in place). A shared subtree is path-copied (`update_rec`: a version still held, by a
     /// snapshot or by a clone of the graph, never changes). The shape is the same canonical
-    /// treap either way. When the whole tree is held by nothing else and every block of the
-    /// batch exists, the blocks are reached through the [`BlockIndex`].
+    /// treap either way. When the whole tree is held by nothing else, its index is built (see
+    /// `credit`) and every block of the batch exists, the blocks are reached through the
+    /// [`BlockIndex`].
     pub(crate) fn multi_update_mut<I, F>(&mut self, items: &[(Vertex, I)], f: &F) -> i64
     where
         I: Sync,
@@ -969,6 +978,10 @@ impl<W: Weight> VTree<W> {
         }
         let alone = self.alone();
         let indexed = self.index.ready(&mut self.root, alone);
+        // An update that unwinds (a panic in `f`, caught by the caller) may have freed nodes on
+        // its way: the index counts as unbuilt while the update runs, and as built again only
+        // if the update kept the tree's shape.
+        let built = std::mem::replace(&mut self.index.built, false);
         let d = if indexed && index_on() && self.index.covers(items) {
             #[cfg(test)]
             INDEXED_BATCHES.set(INDEXED_BATCHES.get() + 1);
@@ -990,6 +1003,8 @@ impl<W: Weight> VTree<W> {
         };
         if d.reshaped {
             self.index.invalidate();
+        } else {
+            self.index.built = built;
         }
         self.arcs = (self.arcs as i64 + d.arcs) as u64;
         d.arcs
@@ -1226,7 +1241,9 @@ where
         return Delta {
             arcs,
             nodes: size(t) as i64 - before,
-            reshaped: true,
+            // A subtree that was empty and stays so changed nothing (a delete on an absent
+            // block); one that was or is now there was copied, freed or made.
+            reshaped: before != 0 || t.is_some(),
         };
     };
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
@@ -1511,7 +1528,7 @@ pub(crate) fn check<W: Weight>(t: &VTree<W>, heads: super::Heads) {
     }
     let (arcs, _) = rec(&t.root, &mut None, heads);
     assert_eq!(t.arcs, arcs, "the tree's arc count");
-    if t.index.built && Arc::strong_count(&t.lineage) == 1 {
+    if t.index.built {
         let mut seen = 0;
         for_each_node(&t.root, &mut |n| {
             assert_eq!(
