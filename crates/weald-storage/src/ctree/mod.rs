@@ -218,7 +218,8 @@
 //! 20, 65,536 blocks, 1 thread) at the first in-place update. It is not used while a clone
 //! of the tree lives (a clone or a snapshot: the trees cloned from one another share a
 //! *lineage* count, and every node comes from one of them), and it is dropped when the tree
-//! changes shape (a path copy, or a block made or removed); it is built again once the
+//! changes shape (a path copy, a block removed, a level rebuilt to seat a new block; a new
+//! block made in an empty subtree only adds a node it lacks); it is built again once the
 //! updates made without it reach the tree's node count, so a graph updated while a clone
 //! lives at every batch never pays for it. A snapshot taken and released between two batches
 //! leaves it in use. Measured in one process, the index
@@ -243,10 +244,11 @@
 //! 3.2e6 (the machine's swings). 2 threads: batches of 10 3.4e5 / 5.1e5 → 7.8e5 / 1.44e6 and
 //! 3.5e5 / 5.4e5 → 8.0e5 / 1.56e6; 1000: 1.09e6 / 1.40e6 → 1.95e6 / 3.07e6 and 1.11e6 /
 //! 1.40e6 → 1.97e6 / 3.08e6; 1e5: 3.4e6 / 3.6e6 → 3.7e6 / 3.9e6 and 3.1e6 / 3.2e6 → 4.0e6 /
-//! 4.3e6. Not done: a batch with a block that does not exist yet goes down the tree whole, and
-//! making that block's node drops the index (a graph that grows by new ids at every batch
-//! never keeps one); keeping the index through such changes (entering the nodes a join makes)
-//! would serve growing graphs.
+//! 4.3e6. A batch's blocks without an indexed node (new ones) go down the tree after the
+//! others have taken the index. Not done: a new block that outranks the node it lands below
+//! rebuilds that level and drops the index, so a graph growing by new ids keeps its index
+//! only part of the time; entering the nodes a join makes into the index would serve
+//! growing graphs fully.
 //!
 //! Where an in-place batch of 2·10⁵ arcs (1e5 edges) then spends its time (profile, 1
 //! thread, through Python): the vertex-tree update ~81 % (chunk splices ~34 %, of which the

@@ -1565,4 +1565,45 @@ fn in_place_batches_through_the_block_index() {
     g.check();
     let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
     assert_eq!(got, model);
+
+    // A new block (ids 4096..4112, past every block) in a batch with known ones: the known
+    // blocks take the index, the new one goes down the tree, where it is made in an empty
+    // subtree (it ranks below the root, block 255, whose right side is empty), which leaves
+    // the index in use for the next batch. (A second new block, 257, would outrank 256 and
+    // rebuild its level: that drops the index.)
+    let known = |rng: &mut Rng| -> Vec<(Vertex, Vertex, ())> {
+        let b: Vec<_> = rmat(12, 10, rng)
+            .into_iter()
+            .filter(|a| a.0 >= 48 && a.1 >= 48)
+            .collect();
+        if b.is_empty() {
+            vec![(100, 200, ())]
+        } else {
+            b
+        }
+    };
+    let mut batch: Vec<(Vertex, Vertex, ())> = (0..16).map(|i| (n + i, 100 + 7 * i, ())).collect();
+    batch.extend(known(&mut rng));
+    let before = count();
+    g.insert_edges_mut(&batch, Combine::Min);
+    assert!(
+        count() > before,
+        "the known blocks of a mixed batch did not take the index"
+    );
+    let batch2 = known(&mut rng);
+    let before = count();
+    g.insert_edges_mut(&batch2, Combine::Min);
+    assert_eq!(
+        count(),
+        before + 1,
+        "a new block made at the edge dropped the index"
+    );
+    for a in batch.iter().chain(&batch2) {
+        model.insert((a.0, a.1));
+        model.insert((a.1, a.0));
+    }
+    g.check();
+    assert!(g.has_vertex(n + 15));
+    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    assert_eq!(got, model);
 }

@@ -742,8 +742,10 @@ unsafe impl<W: Weight> Sync for NodePtr<W> {}
 /// Every node comes from this tree or from a clone of it (or of a clone: the `VTree`s of one
 /// *lineage*, which share a count), so while the lineage count is one nothing else holds a
 /// node. While a clone lives the index is not used (the updates path-copy), and an update
-/// that changes the tree's shape (a path copy, or a block made or removed: nodes made and
-/// freed) drops the index; a clone that goes away without this tree being updated meanwhile
+/// that changes the tree's shape (a path copy, a block removed, a level rebuilt to seat a new
+/// block: nodes replaced or freed) drops the index; a new block made in an empty subtree only
+/// adds a node the index lacks (its items go down the tree until the index is built again),
+/// and a clone that goes away without this tree being updated meanwhile
 /// leaves the index as true as it was (the clone's own updates copied what they changed). A
 /// dropped index is built again once the items updated without it reach the tree's node
 /// count (`credit`), so building it (one walk over the nodes) costs no more than about the
@@ -827,13 +829,10 @@ impl<W: Weight> BlockIndex<W> {
         true
     }
 
-    /// The indexed nodes of the blocks of `items`, if every block has one.
-    fn covers<I>(&self, items: &[(Vertex, I)]) -> bool {
-        items.iter().all(|(v, _)| {
-            self.nodes
-                .get(block_of(*v) as usize)
-                .is_some_and(|p| !p.0.is_null())
-        })
+    /// Does block `key` have an indexed node?
+    #[inline]
+    fn has(&self, key: u32) -> bool {
+        self.nodes.get(key as usize).is_some_and(|p| !p.0.is_null())
     }
 }
 
@@ -851,8 +850,8 @@ thread_local! {
     /// Tests: in-place updates on this thread leave the index alone (and go down the tree,
     /// keeping a valid index valid unless the shape changes), so that one test covers both.
     pub(crate) static INDEX_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Tests: vertex-tree updates (`VTree::multi_update_mut` calls) that took the index on
-    /// this thread.
+    /// Tests: runs of blocks that took the index on this thread (one or more per
+    /// `VTree::multi_update_mut` call that used it).
     pub(crate) static INDEXED_BATCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
@@ -960,9 +959,9 @@ impl<W: Weight> VTree<W> {
     /// freed; `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them
     /// in place). A shared subtree is path-copied (`update_rec`: a version still held, by a
     /// snapshot or by a clone of the graph, never changes). The shape is the same canonical
-    /// treap either way. When the whole tree is held by nothing else, its index is built (see
-    /// `credit`) and every block of the batch exists, the blocks are reached through the
-    /// [`BlockIndex`].
+    /// treap either way. When the whole tree is held by nothing else and its index is built
+    /// (see `credit`), the blocks that have indexed nodes are reached through the
+    /// [`BlockIndex`], and the others (blocks to be made) down the tree.
     pub(crate) fn multi_update_mut<I, F>(&mut self, items: &[(Vertex, I)], f: &F) -> i64
     where
         I: Sync,
@@ -982,17 +981,36 @@ impl<W: Weight> VTree<W> {
         // its way: the index counts as unbuilt while the update runs, and as built again only
         // if the update kept the tree's shape.
         let built = std::mem::replace(&mut self.index.built, false);
-        let d = if indexed && index_on() && self.index.covers(items) {
-            #[cfg(test)]
-            INDEXED_BATCHES.set(INDEXED_BATCHES.get() + 1);
-            let mut emptied = Vec::new();
-            let d = update_indexed(&self.index.nodes, items, f, &mut emptied);
+        let d = if indexed && index_on() {
+            // Runs of items whose blocks have indexed nodes take the index; the others (blocks
+            // to be made, or made since the index was built) go down the tree afterwards, when
+            // nothing is written through the index any more.
+            let (mut arcs, mut emptied, mut rest) = (0, Vec::new(), Vec::new());
+            let mut i = 0;
+            while i < items.len() {
+                let known = self.index.has(block_of(items[i].0));
+                let mut j = i + 1;
+                while j < items.len() && self.index.has(block_of(items[j].0)) == known {
+                    j += 1;
+                }
+                if known {
+                    #[cfg(test)]
+                    INDEXED_BATCHES.set(INDEXED_BATCHES.get() + 1);
+                    arcs += update_indexed(&self.index.nodes, &items[i..j], f, &mut emptied);
+                } else {
+                    rest.push(i..j);
+                }
+                i = j;
+            }
             let mut d = Delta {
-                arcs: d,
+                arcs,
                 ..Delta::default()
             };
             for key in emptied {
                 d = d + remove_block(&mut self.root, key);
+            }
+            for r in rest {
+                d = d + update_mut(&mut self.root, &items[r], f, false);
             }
             d
         } else {
@@ -1241,9 +1259,10 @@ where
         return Delta {
             arcs,
             nodes: size(t) as i64 - before,
-            // A subtree that was empty and stays so changed nothing (a delete on an absent
-            // block); one that was or is now there was copied, freed or made.
-            reshaped: before != 0 || t.is_some(),
+            // A subtree that was there was copied (its nodes replaced or shared). One that was
+            // empty is only new nodes, which an index lacks but does not misstate: the index
+            // stays true (their blocks go down the tree until it is built again).
+            reshaped: before != 0,
         };
     };
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
@@ -1529,16 +1548,20 @@ pub(crate) fn check<W: Weight>(t: &VTree<W>, heads: super::Heads) {
     let (arcs, _) = rec(&t.root, &mut None, heads);
     assert_eq!(t.arcs, arcs, "the tree's arc count");
     if t.index.built {
-        let mut seen = 0;
+        // Every entry is its block's node (nodes made since the build may lack one).
+        let mut by_key = std::collections::HashMap::new();
         for_each_node(&t.root, &mut |n| {
-            assert_eq!(
-                t.index.nodes[n.key as usize].0 as *const VNode<W>, n as *const VNode<W>,
-                "the index's node of a block"
-            );
-            seen += 1;
+            by_key.insert(n.key, n as *const VNode<W>);
         });
-        let indexed = t.index.nodes.iter().filter(|p| !p.0.is_null()).count();
-        assert_eq!(indexed, seen, "index entries without a block");
+        for (k, p) in t.index.nodes.iter().enumerate() {
+            if !p.0.is_null() {
+                assert_eq!(
+                    by_key.get(&(k as u32)).copied(),
+                    Some(p.0 as *const VNode<W>),
+                    "the index's node of block {k}"
+                );
+            }
+        }
     }
 }
 
