@@ -524,8 +524,14 @@ fn build<W: Weight>(items: &mut [Built<W>]) -> VLink<W> {
     Some(mk(l, mid[0].0, block, own, r))
 }
 
-/// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present).
-fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W> {
+/// The arcs of blocks to build.
+fn built_arcs<W: Weight>(blocks: &[Built<W>]) -> u64 {
+    blocks.iter().map(|b| b.1.as_ref().map_or(0, |b| b.1)).sum()
+}
+
+/// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present):
+/// the tree and its arcs.
+fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
     let mut items: Vec<(Vertex, Option<CTree<W>>)> =
         items.into_par_iter().map(|(k, t)| (k, Some(t))).collect();
     let mut blocks: Vec<Built<W>> = items
@@ -538,7 +544,8 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> VLink<W> {
             (block_of(g[0].0), slots.finish())
         })
         .collect();
-    build(&mut blocks)
+    let arcs = built_arcs(&blocks);
+    (build(&mut blocks), arcs)
 }
 
 /// Prefetch what path copying node `n` touches besides the child it descends into: the other
@@ -649,11 +656,8 @@ where
         } else {
             groups.filter_map(one).collect()
         };
-        let d = built
-            .iter()
-            .map(|b| b.1.as_ref().map_or(0, |b| b.1))
-            .sum::<u64>();
-        return (build(&mut built), d as i64);
+        let d = built_arcs(&built) as i64;
+        return (build(&mut built), d);
     };
     let par = items.len() >= PAR_ITEMS;
     if !par && !warmed {
@@ -916,9 +920,9 @@ impl<W: Weight> std::ops::Deref for VTree<W> {
 impl<W: Weight> VTree<W> {
     /// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present).
     pub(crate) fn from_sorted(items: Vec<(Vertex, CTree<W>)>) -> Self {
-        let arcs = items.par_iter().map(|(_, t)| t.len() as u64).sum();
+        let (root, arcs) = from_sorted(items);
         VTree {
-            root: from_sorted(items),
+            root,
             arcs,
             index: BlockIndex::fresh(),
             lineage: Arc::new(()),
