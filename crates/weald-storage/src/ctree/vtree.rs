@@ -1070,8 +1070,8 @@ where
     let mut d = 0i64;
     let mut rest = items;
     while !rest.is_empty() {
-        let mut keys = [0u32; INDEX_GROUP];
-        let mut ends = [0usize; INDEX_GROUP];
+        // The group's blocks: (key, its items' range in `rest`).
+        let mut spans = [(0u32, 0usize, 0usize); INDEX_GROUP];
         let (mut g, mut pos) = (0, 0);
         while g < INDEX_GROUP && pos < rest.len() {
             let key = block_of(rest[pos].0);
@@ -1079,15 +1079,15 @@ where
             while e < rest.len() && block_of(rest[e].0) == key {
                 e += 1;
             }
-            (keys[g], ends[g]) = (key, e);
+            spans[g] = (key, pos, e);
             g += 1;
             pos = e;
         }
-        let (keys, ends) = (&keys[..g], &ends[..g]);
-        for &k in keys {
+        let spans = &spans[..g];
+        for &(k, _, _) in spans {
             prefetch(nodes.as_ptr().wrapping_add(k as usize));
         }
-        for &k in keys {
+        for &(k, _, _) in spans {
             prefetch(nodes[k as usize].0);
         }
         // SAFETY (this block and the loops below): the index is valid (`BlockIndex`), so
@@ -1098,8 +1098,7 @@ where
             let p = nodes[k as usize].0;
             unsafe { &mut *p }
         };
-        let mut s = 0;
-        for (&k, &e) in keys.iter().zip(ends) {
+        for &(k, s, e) in spans {
             let n = node(k);
             let a = Arc::as_ptr(&n.block.trees) as *const CTree<W>;
             prefetch((a as *const u8).wrapping_sub(16));
@@ -1118,18 +1117,14 @@ where
                     p = p.wrapping_add(64);
                 }
             }
-            s = e;
         }
-        let mut s = 0;
-        for (&k, &e) in keys.iter().zip(ends) {
+        for &(k, s, e) in spans {
             let n = node(k);
             for (v, _) in &rest[s..e] {
                 n.block.prefetch_tree((v - (k << LOG_K)) as usize);
             }
-            s = e;
         }
-        let mut s = 0;
-        for (&k, &e) in keys.iter().zip(ends) {
+        for &(k, s, e) in spans {
             let n = node(k);
             let mut own = 0;
             if !update_block_mut(k, &mut n.block, &mut own, &rest[s..e], f) {
@@ -1137,7 +1132,6 @@ where
             }
             n.own = (n.own as i64 + own) as u64;
             d += own;
-            s = e;
         }
         rest = &rest[pos..];
     }
