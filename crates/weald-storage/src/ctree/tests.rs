@@ -1456,7 +1456,15 @@ fn in_place_batches_through_the_block_index() {
     g.insert_vertices_mut(&(0..n).collect::<Vec<_>>());
     g.insert_edges_mut(&rmat(12, 20_000, &mut rng), Combine::Min);
     type Arcs = BTreeSet<(Vertex, Vertex)>;
-    let mut model: Arcs = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let arcs_of = |g: &CTreeGraph<()>| -> Arcs { g.arcs().iter().map(|a| (a.0, a.1)).collect() };
+    // An inserted batch, both directions, into the model.
+    let add = |model: &mut Arcs, batch: &[(Vertex, Vertex, ())]| {
+        for a in batch {
+            model.insert((a.0, a.1));
+            model.insert((a.1, a.0));
+        }
+    };
+    let mut model: Arcs = arcs_of(&g);
     let count = || super::vtree::INDEXED_BATCHES.get();
     let start = count();
     let mut clone: Option<(CTreeGraph<()>, Arcs)> = None;
@@ -1474,17 +1482,14 @@ fn in_place_batches_through_the_block_index() {
             assert_eq!(r.deleted, gone, "round {round}");
         } else {
             g.insert_edges_mut(&batch, Combine::Min);
-            for a in &batch {
-                model.insert((a.0, a.1));
-                model.insert((a.1, a.0));
-            }
+            add(&mut model, &batch);
         }
         if round % 50 == 26 && !(100..200).contains(&round) {
             assert_eq!(count(), before + 1, "round {round} did not take the index");
         }
         if round % 40 == 0 {
             g.check();
-            let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+            let got = arcs_of(&g);
             assert_eq!(got, model, "round {round}");
             assert_eq!(g.num_arcs(), model.len());
         }
@@ -1500,14 +1505,14 @@ fn in_place_batches_through_the_block_index() {
             200 => {
                 let (c, cm) = clone.take().unwrap();
                 c.check();
-                let got: BTreeSet<(Vertex, Vertex)> = c.arcs().iter().map(|a| (a.0, a.1)).collect();
+                let got = arcs_of(&c);
                 assert_eq!(got, cm, "the clone changed");
             }
             _ => {}
         }
     }
     g.check();
-    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let got = arcs_of(&g);
     assert_eq!(got, model);
     // Rounds 0..100 and, once the clone is gone and the credit rebuilt it, most of 200..400.
     let indexed = count() - start;
@@ -1525,7 +1530,7 @@ fn in_place_batches_through_the_block_index() {
     );
     g.check();
     assert!(block.iter().all(|&v| !g.has_vertex(v)));
-    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let got = arcs_of(&g);
     assert_eq!(got, model);
     // Batches until the credit rebuilds it (255 nodes; a batch has up to 20 arcs), then a batch of
     // 300 edges on two threads, which the indexed update splits between them.
@@ -1536,10 +1541,7 @@ fn in_place_batches_through_the_block_index() {
             .filter(|a| a.0 >= 48 && a.1 >= 48)
             .collect();
         g.insert_edges_mut(&batch, Combine::Min);
-        for a in &batch {
-            model.insert((a.0, a.1));
-            model.insert((a.1, a.0));
-        }
+        add(&mut model, &batch);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
@@ -1558,12 +1560,9 @@ fn in_place_batches_through_the_block_index() {
             "the two-thread batch did not take the index"
         );
     });
-    for a in &batch {
-        model.insert((a.0, a.1));
-        model.insert((a.1, a.0));
-    }
+    add(&mut model, &batch);
     g.check();
-    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let got = arcs_of(&g);
     assert_eq!(got, model);
 
     // A new block (ids 4096..4112, past every block) in a batch with known ones: the known
@@ -1598,12 +1597,10 @@ fn in_place_batches_through_the_block_index() {
         before + 1,
         "a new block made at the edge dropped the index"
     );
-    for a in batch.iter().chain(&batch2) {
-        model.insert((a.0, a.1));
-        model.insert((a.1, a.0));
-    }
+    add(&mut model, &batch);
+    add(&mut model, &batch2);
     g.check();
     assert!(g.has_vertex(n + 15));
-    let got: BTreeSet<(Vertex, Vertex)> = g.arcs().iter().map(|a| (a.0, a.1)).collect();
+    let got = arcs_of(&g);
     assert_eq!(got, model);
 }
