@@ -1172,12 +1172,23 @@ fn weights_are_stored() {
 
 /// Batches large enough to be radix-sorted (20,000 arcs, above the comparison-sort cutoff)
 /// with many duplicates: `First` and `Last` keep the batch's input order, on a directed graph
-/// with in-trees (whose reversed arcs are sorted the same way) and a symmetric one.
+/// with in-trees (whose reversed arcs are sorted the same way) and a symmetric one. Sources
+/// of ~67 arcs each (sorted by target with the stable sort), and of ~4 arcs over 4 targets
+/// (the insertion sort, with duplicates inside most runs).
 #[test]
 fn large_batches_combine_duplicates_in_input_order() {
+    for (sources, targets) in [(300, 300), (5000, 4)] {
+        large_batch_duplicates(sources, targets);
+    }
+}
+
+fn large_batch_duplicates(sources: u64, targets: u64) {
     let mut rng = Rng(7);
     let batch: Vec<(Vertex, Vertex, f64)> = (0..20_000)
-        .map(|i| (rng.below(300) as Vertex, rng.below(300) as Vertex, i as f64))
+        .map(|i| {
+            let u = rng.below(sources) as Vertex;
+            (u, rng.below(targets) as Vertex, i as f64)
+        })
         .collect();
     for directed in [true, false] {
         for rule in [Combine::First, Combine::Last] {
@@ -1203,7 +1214,10 @@ fn large_batches_combine_duplicates_in_input_order() {
             g.check();
             let got: BTreeMap<(Vertex, Vertex), f64> =
                 g.arcs().into_iter().map(|(u, v, w)| ((u, v), w)).collect();
-            assert_eq!(got, model, "directed {directed}, {rule:?}");
+            assert_eq!(
+                got, model,
+                "{sources}x{targets}, directed {directed}, {rule:?}"
+            );
             if directed {
                 for (&(u, v), &w) in model.iter().take(500) {
                     let mut seen = None;
