@@ -1144,25 +1144,41 @@ const INDEX_GROUP: usize = 16;
 /// Remove the node of block `key` (left without ids by an indexed update) from `t`, whose
 /// nodes nothing else holds.
 fn remove_block<W: Weight>(t: &mut VLink<W>, key: u32) -> Delta {
-    let n = t
-        .as_mut()
-        .and_then(super::unique_mut)
-        .expect("an indexed tree is held by nothing else and has the block");
+    path_mut(t, key, &mut |_| Some((Delta::default(), false)))
+        .expect("an indexed tree is held by nothing else and has the block")
+}
+
+/// Down the search path of block `key` in place: `at(node)` on its node gives the change in
+/// `t` and whether the node stays; one that does not is removed by joining its children,
+/// which rank below it. The node counts on the path follow. `None` (nothing done) if a node
+/// on the path is shared, the block is absent, or `at` answers `None`.
+fn path_mut<W: Weight>(
+    t: &mut VLink<W>,
+    key: u32,
+    at: &mut impl FnMut(&mut VNode<W>) -> Option<(Delta, bool)>,
+) -> Option<Delta> {
+    let n = t.as_mut().and_then(super::unique_mut)?;
     let d = match key.cmp(&n.key) {
-        std::cmp::Ordering::Less => remove_block(&mut n.left, key),
-        std::cmp::Ordering::Greater => remove_block(&mut n.right, key),
+        std::cmp::Ordering::Less => path_mut(&mut n.left, key, at)?,
+        std::cmp::Ordering::Greater => path_mut(&mut n.right, key, at)?,
         std::cmp::Ordering::Equal => {
-            let (l, r) = (n.left.take(), n.right.take());
-            *t = join2(l, r);
-            return Delta {
-                nodes: -1,
-                reshaped: true,
-                ..Delta::default()
-            };
+            let (d, keep) = at(n)?;
+            if !keep {
+                let (l, r) = (n.left.take(), n.right.take());
+                *t = join2(l, r);
+                return Some(Delta {
+                    nodes: -1,
+                    reshaped: true,
+                    ..d
+                });
+            }
+            return Some(d);
         }
     };
-    n.size = (n.size as i64 + d.nodes) as u32;
-    d
+    if d.nodes != 0 {
+        n.size = (n.size as i64 + d.nodes) as u32;
+    }
+    Some(d)
 }
 
 /// The in-place multi-update of `t` (see [`VTree::multi_update_mut`]).
@@ -1207,34 +1223,18 @@ where
     W: Weight,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
-    let n = t.as_mut().and_then(super::unique_mut)?;
-    let d = match key.cmp(&n.key) {
-        std::cmp::Ordering::Less => update_path_mut(&mut n.left, key, items, f)?,
-        std::cmp::Ordering::Greater => update_path_mut(&mut n.right, key, items, f)?,
-        std::cmp::Ordering::Equal => {
-            let mut own = 0;
-            let keep = update_block_mut(key, &mut n.block, &mut own, items, f);
-            let d = Delta {
+    path_mut(t, key, &mut |n| {
+        let mut own = 0;
+        let keep = update_block_mut(key, &mut n.block, &mut own, items, f);
+        n.own = (n.own as i64 + own) as u64;
+        Some((
+            Delta {
                 arcs: own,
                 ..Delta::default()
-            };
-            if !keep {
-                let (l, r) = (n.left.take(), n.right.take());
-                *t = join2(l, r);
-                return Some(Delta {
-                    nodes: -1,
-                    reshaped: true,
-                    ..d
-                });
-            }
-            n.own = (n.own as i64 + own) as u64;
-            return Some(d);
-        }
-    };
-    if d.nodes != 0 {
-        n.size = (n.size as i64 + d.nodes) as u32;
-    }
-    Some(d)
+            },
+            keep,
+        ))
+    })
 }
 
 /// [`update_mut`] by recursion over the tree, splitting the items at each node (in parallel
