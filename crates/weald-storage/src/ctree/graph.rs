@@ -180,6 +180,11 @@ fn group<W: Weight>(
     } else {
         arcs.iter().map(|&(_, v, w)| (v, w)).collect()
     };
+    (sources(arcs), pairs)
+}
+
+/// The `(source, start..end)` items of arcs sorted by source.
+fn sources<W: Weight>(arcs: &[(Vertex, Vertex, W)]) -> Vec<(Vertex, (usize, usize))> {
     let mut items = Vec::new();
     let mut s = 0;
     for i in 1..=arcs.len() {
@@ -188,7 +193,7 @@ fn group<W: Weight>(
             s = i;
         }
     }
-    (items, pairs)
+    items
 }
 
 /// Merge two key-sorted item lists with disjoint keys.
@@ -591,7 +596,7 @@ impl<W: Weight> CTreeGraph<W> {
         } else {
             (arcs.len() as u64 + batch_loops) / 2
         };
-        let (items, _) = group(&arcs);
+        let items = sources(&arcs);
         let keys: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
         // Deleted arcs are counted from the tree's change in arcs, as in `insert_edges_mut`.
         let del_loops = AtomicU64::new(0);
@@ -608,7 +613,7 @@ impl<W: Weight> CTreeGraph<W> {
             let mut rev: Vec<(Vertex, Vertex, ())> =
                 arcs.iter().map(|&(u, v, _)| (v, u, ())).collect();
             sort_merge(&mut rev, Combine::First);
-            let (items, _) = group(&rev);
+            let items = sources(&rev);
             let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
             inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 old.map(|t| t.delete(v, &keys[s..e]))
@@ -749,7 +754,7 @@ impl<W: Weight> CTreeGraph<W> {
         cut: &mut Vec<(Vertex, Vertex, ())>,
     ) -> (Vec<(Vertex, VItem)>, Vec<Vertex>) {
         sort_merge(cut, Combine::First);
-        let (groups, _) = group(cut);
+        let groups = sources(cut);
         let keys: Vec<Vertex> = cut.iter().map(|a| a.1).collect();
         let a: Vec<(Vertex, VItem)> = ds.iter().map(|&v| (v, VItem::Remove)).collect();
         let b: Vec<(Vertex, VItem)> = groups
