@@ -346,6 +346,20 @@
 //! 6 % slower; and the group decoder is shared, not specialised with each loop's closure
 //! (32 copies of every closure: CC, k-core and MIS 5–10 % slower).
 //!
+//! Where BFS's remaining 1.8× over the CSR lies (2026-11-29, Intel Xeon, 1 thread, a throwaway
+//! program timing loops over the vertices with in-arcs of RMAT scale 20, in id order, each
+//! vertex's arcs prefetched 16 vertices ahead, both backends alternating): reading each
+//! vertex's first in-neighbour costs 6.3 ms on the snapshot against 4.6 on the CSR (1.4×),
+//! its first four 17–22 ms against 6.5–7.1 (2.7–3.1×), all of them 51–60 against 27–31
+//! (1.9×); in random vertex order the first costs 2.6× the CSR's. So the chunk's header is
+//! not what costs (the first element comes with it), the next few elements are. Measured
+//! and dropped (backends_ab, BFS ratio to the CSR, three alternating runs each): also
+//! prefetching the chunk's second line in `prefetch_in` (the first four: 22 → 17 ms; BFS
+//! unchanged); chunks allocated with 8 readable bytes past their end so that the decoder
+//! needs no tail path (unchanged, 1.80–1.82); with those, a plain one-load-per-gap loop in
+//! place of `unpack_bits_at` (1.70–1.71, but full scans ~40 % slower, which PageRank and CC
+//! are made of); the plain loop only for chunks of at most 16 elements (1.81–1.83, even).
+//!
 //! ## Memory
 //!
 //! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + 16 bytes
