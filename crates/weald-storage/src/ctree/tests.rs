@@ -1546,14 +1546,17 @@ fn in_place_batches_through_the_block_index() {
     assert!(block.iter().all(|&v| !g.has_vertex(v)));
     let got = arcs_of(&g);
     assert_eq!(got, model);
+    // RMAT edges that stay clear of the deleted block (and of the blocks before it).
+    let past_block = |m: usize, rng: &mut Rng| -> Vec<(Vertex, Vertex, ())> {
+        rmat(12, m, rng)
+            .into_iter()
+            .filter(|a| a.0 >= 48 && a.1 >= 48)
+            .collect()
+    };
     // Batches until the credit rebuilds it (255 nodes; a batch has up to 20 arcs), then a batch of
     // 300 edges on two threads, which the indexed update splits between them.
     for _ in 0..60 {
-        let batch = rmat(12, 10, &mut rng);
-        let batch: Vec<_> = batch
-            .into_iter()
-            .filter(|a| a.0 >= 48 && a.1 >= 48)
-            .collect();
+        let batch = past_block(10, &mut rng);
         g.insert_edges_mut(&batch, Combine::Min);
         add(&mut model, &batch);
     }
@@ -1561,10 +1564,7 @@ fn in_place_batches_through_the_block_index() {
         .num_threads(2)
         .build()
         .unwrap();
-    let batch: Vec<_> = rmat(12, 300, &mut rng)
-        .into_iter()
-        .filter(|a| a.0 >= 48 && a.1 >= 48)
-        .collect();
+    let batch = past_block(300, &mut rng);
     pool.install(|| {
         let before = count();
         g.insert_edges_mut(&batch, Combine::Min);
@@ -1585,10 +1585,7 @@ fn in_place_batches_through_the_block_index() {
     // the index in use for the next batch. (A second new block, 257, would outrank 256 and
     // rebuild its level: that drops the index.)
     let known = |rng: &mut Rng| -> Vec<(Vertex, Vertex, ())> {
-        let b: Vec<_> = rmat(12, 10, rng)
-            .into_iter()
-            .filter(|a| a.0 >= 48 && a.1 >= 48)
-            .collect();
+        let b = past_block(10, rng);
         if b.is_empty() {
             vec![(100, 200, ())]
         } else {
