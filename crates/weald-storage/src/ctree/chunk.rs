@@ -16,6 +16,11 @@
 //! `base` is not stored: it is the source vertex for a prefix chunk and the head for a tail.
 //! `count`, `first` and `last` are read in O(1) from the header.
 //!
+//! A chunk of at most 7 bytes (on 64-bit little-endian targets: one unweighted element within
+//! 2^27 of its base takes 4–7) has no allocation: its bytes sit in the pointer's word after a
+//! tag byte (see [`Chunk`]). A vertex of degree one, or that gains its first edge, then costs
+//! no allocation, no count to write when a block is copied and no line to load when read.
+//!
 //! Gaps are bit-packed at one width per chunk rather than written as varints: decoding is a
 //! load, a shift and a mask per element with no branch on the data (a varint decoder
 //! mispredicts the end of most codes when gaps of one, two and three bytes mix, as random
@@ -52,7 +57,28 @@ thread_local! {
 /// shared allocation: `[u32 reference count | u32 length | bytes]`, reached by a
 /// thin pointer (8 bytes; null for the empty chunk). Cloning increments the count, so path
 /// copying a node never copies its chunk.
+///
+/// A chunk of at most [`INLINE_MAX`] bytes (7 on 64-bit targets: a single unweighted element
+/// within 2^27 of its base) is stored in the pointer's own word instead, and allocates
+/// nothing: the low byte (the first in memory; little-endian targets only) is
+/// `length << 1 | 1`, which no allocation's address has (they are 4-aligned), and the bytes
+/// follow it. Cloning and dropping it touch no memory, and reading it loads no line.
+#[repr(transparent)]
 pub struct Chunk(Option<NonNull<u8>>);
+
+/// Bytes in a pointer-sized word.
+const WORD: usize = std::mem::size_of::<usize>();
+
+/// The longest chunk kept inline (in the handle's own word, after the tag byte): none on
+/// big-endian targets, where the tag byte would not come first in memory.
+pub(crate) const INLINE_MAX: usize = if cfg!(target_endian = "little") {
+    WORD - 1
+} else {
+    0
+};
+
+/// The low bit of an inline chunk's word (allocations are 4-aligned, so theirs is 0).
+const INLINE_TAG: usize = 1;
 
 // SAFETY: the bytes change only through `&mut self` while the count is one
 // (`splice_mut`), and the count is atomic.
@@ -98,11 +124,33 @@ impl Chunk {
         Layout::from_size_align(HDR + len, 4).expect("chunk too large")
     }
 
+    /// The allocation, if this chunk has one (not when empty or inline).
+    #[inline(always)]
+    fn ptr(&self) -> Option<NonNull<u8>> {
+        self.0.filter(|p| p.as_ptr().addr() & INLINE_TAG == 0)
+    }
+
+    /// The chunk of the bytes `b` (`0 < b.len() <= INLINE_MAX`) kept in its own word.
+    #[inline]
+    fn inline(b: &[u8]) -> Self {
+        debug_assert!(!b.is_empty() && b.len() <= INLINE_MAX);
+        let mut w = [0u8; WORD];
+        w[0] = (b.len() << 1 | INLINE_TAG) as u8;
+        w[1..=b.len()].copy_from_slice(b);
+        // Not an address: a tagged word that is never dereferenced (`ptr` filters it out).
+        Chunk(NonNull::new(std::ptr::without_provenance_mut(
+            usize::from_le_bytes(w),
+        )))
+    }
+
     /// A chunk holding the bytes `b`.
     fn from_bytes(b: &[u8]) -> Self {
         let total = b.len();
         if total == 0 {
             return Chunk(None);
+        }
+        if total <= INLINE_MAX {
+            return Chunk::inline(b);
         }
         let len = u32::try_from(total).expect("chunk larger than 4 GiB");
         // SAFETY: the layout has non-zero size; we initialise the header and copy the bytes,
@@ -123,6 +171,14 @@ impl Chunk {
     fn raw(&self) -> &[u8] {
         match self.0 {
             None => &[],
+            Some(p) if p.as_ptr().addr() & INLINE_TAG != 0 => {
+                let len = (p.as_ptr().addr() & 0xff) >> 1;
+                // SAFETY: `Chunk` is a transparent pointer-sized word (the `Option` of a
+                // `NonNull` has the pointer's layout), whose bytes 1..=len hold the chunk on
+                // a little-endian target (`inline`).
+                let w = unsafe { &*(self as *const Chunk as *const [u8; WORD]) };
+                &w[1..=len]
+            }
             // SAFETY: a live allocation made by `from_bytes` or `rewrite`; it changes only
             // through `&mut self`, which this borrow excludes.
             Some(p) => unsafe {
@@ -147,7 +203,7 @@ impl Chunk {
     /// Start loading the header (prefetch hint): cloning the chunk writes its count.
     #[inline(always)]
     pub fn prefetch(&self) {
-        if let Some(p) = self.0 {
+        if let Some(p) = self.ptr() {
             super::prefetch(p.as_ptr());
         }
     }
@@ -156,7 +212,7 @@ impl Chunk {
     /// chunk it loads a neighbour, never faults).
     #[inline(always)]
     pub fn prefetch_second(&self) {
-        if let Some(p) = self.0 {
+        if let Some(p) = self.ptr() {
             super::prefetch(p.as_ptr().wrapping_add(64));
         }
     }
@@ -166,10 +222,11 @@ impl Chunk {
         self.0.is_none()
     }
 
-    /// Bytes of the allocation (header included; 0 when empty).
+    /// Bytes of the allocation (header included; 0 when empty or inline: an inline chunk
+    /// lives in its handle's word, counted with the handle).
     #[inline]
     pub fn bytes(&self) -> usize {
-        match self.0 {
+        match self.ptr() {
             None => 0,
             Some(_) => HDR + self.raw().len(),
         }
@@ -380,13 +437,17 @@ impl Chunk {
         del: &[Vertex],
         rule: Combine,
     ) {
-        let Some(p) = self.0.filter(|_| self.is_unique()) else {
+        let Some(p) = self.ptr().filter(|_| self.is_unique()) else {
             *self = self.splice(base, ins, del, rule);
             return;
         };
         match self.splice_bytes(base, ins, del, rule) {
             Spliced::Same => {}
             Spliced::Empty => *self = Chunk::empty(),
+            // Short enough to keep inline: the allocation (count 1) is freed.
+            Spliced::Encoded if SCRATCH.with(|s| s.borrow().len()) <= INLINE_MAX => {
+                *self = SCRATCH.with(|s| Chunk::from_bytes(&s.borrow()));
+            }
             Spliced::Encoded => {
                 let old_len = self.raw().len();
                 // SAFETY: `p` is this chunk's allocation, of `old_len` bytes after the
@@ -401,10 +462,10 @@ impl Chunk {
         }
     }
 
-    /// No other `Chunk` holds this allocation (false for the empty chunk).
+    /// No other `Chunk` holds this allocation (false for the empty chunk and inline ones).
     #[inline]
     fn is_unique(&self) -> bool {
-        match self.0 {
+        match self.ptr() {
             None => false,
             // SAFETY: the header of a live allocation. Acquire pairs with the Release
             // decrements of other owners' drops, as `Arc::get_mut` does.
@@ -645,7 +706,7 @@ impl Chunk {
 impl Clone for Chunk {
     #[inline]
     fn clone(&self) -> Self {
-        if let Some(p) = self.0 {
+        if let Some(p) = self.ptr() {
             // SAFETY: the header of a live allocation.
             let rc = unsafe { &*(p.as_ptr() as *const AtomicU32) };
             if rc.fetch_add(1, Relaxed) > u32::MAX / 2 {
@@ -659,7 +720,7 @@ impl Clone for Chunk {
 impl Drop for Chunk {
     #[inline]
     fn drop(&mut self) {
-        if let Some(p) = self.0 {
+        if let Some(p) = self.ptr() {
             // SAFETY: the header of a live allocation; the last owner frees it.
             unsafe {
                 let rc = &*(p.as_ptr() as *const AtomicU32);
@@ -889,6 +950,42 @@ mod tests {
         // Deleting everything frees the allocation and leaves the empty chunk.
         let all: Vec<Vertex> = want.iter().map(|e| e.0).collect();
         c.splice_mut::<()>(0, &[], &all, Combine::First);
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn short_chunks_live_in_their_handle() {
+        // One unweighted element: count, width, a 3-byte first element and the span, 6 bytes.
+        let one = Chunk::encode(0, &[(1 << 19, ())]);
+        assert_eq!(one.raw().len(), 6);
+        assert_eq!(one.bytes(), 0, "an inline chunk allocates nothing");
+        assert!(!one.is_unique() && one.ptr().is_none());
+        assert_eq!(one.header(0), Some((1, 1 << 19, 1 << 19)));
+        let copy = one.clone();
+        drop(one);
+        assert_eq!(copy.header(0), Some((1, 1 << 19, 1 << 19)));
+        // A weight makes it too long: allocated as before.
+        let weighted = Chunk::encode(0, &[(5, 7i32)]);
+        assert!(weighted.raw().len() > INLINE_MAX && weighted.bytes() > 0);
+        let mut got = vec![];
+        weighted.decode_into::<i32>(0, &mut got);
+        assert_eq!(got, [(5, 7)]);
+        // Growing out of the word allocates; shrinking back into it frees the allocation.
+        let mut c = copy;
+        c.splice_mut(0, &[(3, ()), (1 << 20, ())], &[], Combine::First);
+        assert!(c.is_unique());
+        assert_eq!(
+            c,
+            Chunk::encode(0, &[(3, ()), (1 << 19, ()), (1 << 20, ())])
+        );
+        c.splice_mut::<()>(0, &[], &[3, 1 << 20], Combine::First);
+        assert_eq!(c.bytes(), 0);
+        assert_eq!(c, Chunk::encode(0, &[(1 << 19, ())]));
+        // A splice of an inline chunk that keeps it short stays inline.
+        c.splice_mut(0, &[(1 << 18, ())], &[1 << 19], Combine::First);
+        assert_eq!((c.bytes(), c.count()), (0, 1));
+        assert_eq!(c.header(0), Some((1, 1 << 18, 1 << 18)));
+        c.splice_mut::<()>(0, &[], &[1 << 18], Combine::First);
         assert!(c.is_empty());
     }
 

@@ -35,6 +35,14 @@
 //! O(1) from the header, last from the span after the gaps (whose length the count and
 //! width give). Counts are varints (no limit on chunk size or degree). One width per chunk,
 //! that of its widest gap (the encoding is canonical: equal sets give equal bytes).
+//! A chunk of at most 7 encoded bytes (one unweighted element) is kept in the pointer's own
+//! word instead, tagged by its low bit: no allocation, no count, no line to load. Measured
+//! (2026-11-29, Intel Xeon, 1 thread, one process alternating two graphs built with and
+//! without it, the batches Python's benchmark inserts: RMAT samples whose ids are permuted,
+//! so ~38 % of their arcs land on ids without edges): in-place inserts of 1e5 edges 4–5 %
+//! faster (59.0 → 55.9 and 61.1 → 58.7 ms), deletes 0.5–1.5 %; batches of 10 and 1000 and
+//! BFS on a snapshot even; the RMAT scale-20 graph's chunk bytes 65.4 → 63.4 MB, 2.80 → 2.74
+//! bytes per arc in all (its ~140,000 vertices of degree one hold no allocation).
 //!
 //! ## Complexity (n = tree size, k = batch size, b = expected chunk size)
 //!
