@@ -526,6 +526,9 @@ impl Chunk {
         ) else {
             return Spliced::Same;
         };
+        if c + ins.len() <= SMALL_SPLICE {
+            return splice_small(b, &h, base, ins, del, rule);
+        }
         SPLICE.with(|scratch| {
             let (old, mid, wts) = &mut *scratch.borrow_mut();
             old.clear();
@@ -754,6 +757,91 @@ impl std::fmt::Debug for Chunk {
     }
 }
 
+/// A splice whose chunk and insertions together hold at most this many elements decodes the
+/// chunk whole and encodes the merged elements anew ([`splice_small`]).
+const SMALL_SPLICE: usize = 32;
+
+/// [`Chunk::splice_bytes`] of a short chunk (`h.count + ins.len() <= SMALL_SPLICE`, at least
+/// one edit): decode all of it onto the stack, merge the edits, encode the result into
+/// `SCRATCH` with the chunk encoder (so the bytes are the canonical ones). Where the general
+/// splice counts a lead, decodes a middle into buffers and copies runs of bits, this is a
+/// few loops over registers and L1: most chunks an update lands in are this short (a
+/// vertex's prefix holds all its neighbours up to degree ~b, and most vertices have few).
+fn splice_small<W: Weight>(
+    b: &[u8],
+    h: &Head,
+    base: Vertex,
+    ins: &[(Vertex, W)],
+    del: &[Vertex],
+    rule: Combine,
+) -> Spliced {
+    let c = h.count;
+    let mut old = [(0 as Vertex, W::default()); SMALL_SPLICE];
+    let mut x = h.first;
+    old[0].0 = x;
+    let mut i = 1;
+    unpack_bits_at(b, h.gap_bit(0), c - 1, h.width, |g| {
+        x += g;
+        old[i].0 = x;
+        i += 1;
+        true
+    });
+    if W::WEIGHTED {
+        let wb = W::BYTES;
+        for (e, w) in old[..c]
+            .iter_mut()
+            .zip(b[b.len() - c * wb..].chunks_exact(wb))
+        {
+            e.1 = W::read_le(w);
+        }
+    }
+    let mut out = [(0 as Vertex, W::default()); SMALL_SPLICE];
+    let (mut n, mut j, mut k) = (0, 0, 0);
+    // An insertion changes the bytes or not (an element already present with its weight
+    // kept); the splice calls it a change either way, as the general one does.
+    let mut changed = !ins.is_empty();
+    for &(x, w) in &old[..c] {
+        while j < ins.len() && ins[j].0 < x {
+            out[n] = ins[j];
+            n += 1;
+            j += 1;
+        }
+        while k < del.len() && del[k] < x {
+            k += 1;
+        }
+        if j < ins.len() && ins[j].0 == x {
+            out[n] = (
+                x,
+                if W::WEIGHTED {
+                    w.combine(ins[j].1, rule)
+                } else {
+                    w
+                },
+            );
+            n += 1;
+            j += 1;
+        } else if k < del.len() && del[k] == x {
+            k += 1;
+            changed = true;
+        } else {
+            out[n] = (x, w);
+            n += 1;
+        }
+    }
+    for &e in &ins[j..] {
+        out[n] = e;
+        n += 1;
+    }
+    if !changed {
+        Spliced::Same
+    } else if n == 0 {
+        Spliced::Empty
+    } else {
+        SCRATCH.with(|s| encode_into(&mut s.borrow_mut(), base, &out[..n]));
+        Spliced::Encoded
+    }
+}
+
 /// What a scan reads of a chunk's header, in O(1).
 struct Head {
     count: usize,
@@ -880,7 +968,11 @@ mod tests {
         #[test]
         fn splice_matches_decode_edit_encode(
             base in 0u32..3000,
-            old in proptest::collection::vec(0u32..2000, 0..300),
+            // Short chunks (`splice_small`) and long ones (the general splice).
+            old in prop_oneof![
+                proptest::collection::vec(0u32..2000, 0..24),
+                proptest::collection::vec(0u32..2000, 0..300)
+            ],
             edits in proptest::collection::vec((0u32..2200, any::<bool>(), -50i32..50), 0..40),
             rule in prop_oneof![Just(Combine::Min), Just(Combine::Sum), Just(Combine::Last)],
             // Spreading the ids widens the gaps: edits that split or join the widest gap,
