@@ -150,50 +150,53 @@ fn sort_by_target<W: Weight>(run: &mut [(Vertex, Vertex, W)], stable: bool) {
     }
 }
 
-/// Sort `(u, v, w)` by `(u, v)` and merge duplicates by `rule` in input order.
-fn sort_merge<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, rule: Combine) {
+/// A batch's sources with the ranges of their arcs, in source order.
+type SourceItems = Vec<(Vertex, (usize, usize))>;
+
+/// Sort `(u, v, w)` by `(u, v)` and merge duplicates by `rule` in input order; in the same
+/// pass over the sorted arcs, group them by source and count the self loops. Returns the
+/// `(source, start..end)` items and the loop count.
+fn sort_merge<W: Weight>(arcs: &mut Vec<(Vertex, Vertex, W)>, rule: Combine) -> (SourceItems, u64) {
     sort_arcs(
         arcs,
         W::WEIGHTED && matches!(rule, Combine::First | Combine::Last),
     );
+    let mut items: SourceItems = Vec::with_capacity(arcs.len() / 4);
+    let mut loops = 0;
     let mut k = 0;
     for i in 0..arcs.len() {
-        if k > 0 && arcs[k - 1].0 == arcs[i].0 && arcs[k - 1].1 == arcs[i].1 {
-            if W::WEIGHTED {
-                arcs[k - 1].2 = arcs[k - 1].2.combine(arcs[i].2, rule);
+        let a = arcs[i];
+        if k > 0 && arcs[k - 1].0 == a.0 {
+            if arcs[k - 1].1 == a.1 {
+                if W::WEIGHTED {
+                    arcs[k - 1].2 = arcs[k - 1].2.combine(a.2, rule);
+                }
+                continue;
             }
         } else {
-            arcs[k] = arcs[i];
-            k += 1;
+            if let Some(last) = items.last_mut() {
+                last.1 .1 = k;
+            }
+            items.push((a.0, (k, k)));
         }
+        loops += (a.0 == a.1) as u64;
+        arcs[k] = a;
+        k += 1;
+    }
+    if let Some(last) = items.last_mut() {
+        last.1 .1 = k;
     }
     arcs.truncate(k);
+    (items, loops)
 }
 
-/// Group sorted arcs by source: `(source, start..end)` items and the `(dst, w)` column.
-#[allow(clippy::type_complexity)]
-fn group<W: Weight>(
-    arcs: &[(Vertex, Vertex, W)],
-) -> (Vec<(Vertex, (usize, usize))>, Vec<(Vertex, W)>) {
-    let pairs: Vec<(Vertex, W)> = if arcs.len() >= PAR_SORT {
+/// The `(dst, w)` column of sorted arcs.
+fn targets<W: Weight>(arcs: &[(Vertex, Vertex, W)]) -> Vec<(Vertex, W)> {
+    if arcs.len() >= PAR_SORT {
         arcs.par_iter().map(|&(_, v, w)| (v, w)).collect()
     } else {
         arcs.iter().map(|&(_, v, w)| (v, w)).collect()
-    };
-    (sources(arcs), pairs)
-}
-
-/// The `(source, start..end)` items of arcs sorted by source.
-fn sources<W: Weight>(arcs: &[(Vertex, Vertex, W)]) -> Vec<(Vertex, (usize, usize))> {
-    let mut items = Vec::new();
-    let mut s = 0;
-    for i in 1..=arcs.len() {
-        if i == arcs.len() || arcs[i].0 != arcs[s].0 {
-            items.push((arcs[s].0, (s, i)));
-            s = i;
-        }
     }
-    items
 }
 
 /// Merge two key-sorted item lists with disjoint keys.
@@ -487,15 +490,20 @@ impl<W: Weight> CTreeGraph<W> {
             }
             a
         };
-        sort_merge(&mut arcs, rule);
-        let batch_loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
+        let (mut items, batch_loops) = sort_merge(&mut arcs, rule);
         let distinct = if self.directed {
             arcs.len() as u64
         } else {
             (arcs.len() as u64 + batch_loops) / 2
         };
-        let max_id = arcs.iter().map(|a| a.0.max(a.1)).max().unwrap();
-        let (mut items, pairs) = group(&arcs);
+        // Sorted by source; a symmetric batch has every id as a source.
+        let last_source = arcs.last().expect("a non-empty batch").0;
+        let max_id = if self.directed {
+            arcs.iter().map(|a| a.1).max().unwrap().max(last_source)
+        } else {
+            last_source
+        };
+        let pairs = targets(&arcs);
         if self.directed {
             // Destinations must exist too.
             let mut dsts: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
@@ -539,8 +547,8 @@ impl<W: Weight> CTreeGraph<W> {
         if let Some(inn) = self.inn.as_mut() {
             let mut rev: Vec<(Vertex, Vertex, W)> =
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
-            sort_arcs(&mut rev, false);
-            let (items, pairs) = group(&rev);
+            let (items, _) = sort_merge(&mut rev, rule); // no duplicates left to merge
+            let pairs = targets(&rev);
             inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 let xs = &pairs[s..e];
                 Some(match old {
@@ -589,14 +597,12 @@ impl<W: Weight> CTreeGraph<W> {
             }
             a
         };
-        sort_merge(&mut arcs, Combine::First);
-        let batch_loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
+        let (items, batch_loops) = sort_merge(&mut arcs, Combine::First);
         let distinct = if self.directed {
             arcs.len() as u64
         } else {
             (arcs.len() as u64 + batch_loops) / 2
         };
-        let items = sources(&arcs);
         let keys: Vec<Vertex> = arcs.iter().map(|a| a.1).collect();
         // Deleted arcs are counted from the tree's change in arcs, as in `insert_edges_mut`.
         let del_loops = AtomicU64::new(0);
@@ -612,8 +618,7 @@ impl<W: Weight> CTreeGraph<W> {
         if let Some(inn) = self.inn.as_mut() {
             let mut rev: Vec<(Vertex, Vertex, ())> =
                 arcs.iter().map(|&(u, v, _)| (v, u, ())).collect();
-            sort_merge(&mut rev, Combine::First);
-            let items = sources(&rev);
+            let (items, _) = sort_merge(&mut rev, Combine::First);
             let keys: Vec<Vertex> = rev.iter().map(|a| a.1).collect();
             inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 old.map(|t| t.delete(v, &keys[s..e]))
@@ -753,8 +758,7 @@ impl<W: Weight> CTreeGraph<W> {
         ds: &[Vertex],
         cut: &mut Vec<(Vertex, Vertex, ())>,
     ) -> (Vec<(Vertex, VItem)>, Vec<Vertex>) {
-        sort_merge(cut, Combine::First);
-        let groups = sources(cut);
+        let (groups, _) = sort_merge(cut, Combine::First);
         let keys: Vec<Vertex> = cut.iter().map(|a| a.1).collect();
         let a: Vec<(Vertex, VItem)> = ds.iter().map(|&v| (v, VItem::Remove)).collect();
         let b: Vec<(Vertex, VItem)> = groups
