@@ -1338,6 +1338,34 @@ where
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
     let base = key << LOG_K;
+    // The usual case (most blocks a batch touches get one id): an id with edges, in an array
+    // that nothing else holds, is updated in its slot, without the per-id arrays below.
+    if let [(v, it)] = items {
+        let i = (v - base) as usize;
+        if block.nonempty >> i & 1 == 1 {
+            if let Some(trees) = super::unique_mut(&mut block.trees) {
+                let r = rank(block.nonempty, i);
+                let t = std::mem::take(&mut trees[r]);
+                *own -= t.len() as i64;
+                match f(*v, Some(Cur::Owned(t)), it) {
+                    Some(t) if !t.is_empty() => {
+                        *own += t.len() as i64;
+                        trees[r] = t;
+                    }
+                    t => {
+                        // No edges left (or the id is gone): the trees after it move down a
+                        // slot, the emptied one becoming a spare at the end.
+                        trees[r..].rotate_left(1);
+                        block.nonempty &= !(1 << i);
+                        if t.is_none() {
+                            block.present &= !(1 << i);
+                        }
+                    }
+                }
+                return block.present != 0;
+            }
+        }
+    }
     let empty = CTree::default();
     let mut next: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
     let (mut touched, mut present, mut nonempty): (Mask, Mask, Mask) =
