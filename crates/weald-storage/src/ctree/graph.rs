@@ -547,7 +547,9 @@ impl<W: Weight> CTreeGraph<W> {
         if let Some(inn) = self.inn.as_mut() {
             let mut rev: Vec<(Vertex, Vertex, W)> =
                 arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
-            let (items, _) = sort_merge(&mut rev, rule); // no duplicates left to merge
+            // No duplicates left to merge, so no order among equal arcs to keep (`Min`: the
+            // unstable sort).
+            let (items, _) = sort_merge(&mut rev, Combine::Min);
             let pairs = targets(&rev);
             inn.multi_update_mut(&items, &|v, old: Option<Cur<'_, W>>, &(s, e)| {
                 let xs = &pairs[s..e];

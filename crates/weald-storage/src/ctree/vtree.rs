@@ -1341,6 +1341,7 @@ where
     // The usual case (most blocks a batch touches get one id): an id with edges, in an array
     // that nothing else holds, is updated in its slot, without the per-id arrays below.
     if let [(v, it)] = items {
+        debug_assert_eq!(block_of(*v), key);
         let i = (v - base) as usize;
         if block.nonempty >> i & 1 == 1 {
             if let Some(trees) = super::unique_mut(&mut block.trees) {
