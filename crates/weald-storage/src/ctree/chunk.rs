@@ -446,10 +446,6 @@ impl Chunk {
         match self.splice_bytes(base, ins, del, rule) {
             Spliced::Same => {}
             Spliced::Empty => *self = Chunk::empty(),
-            // Short enough to keep inline: the allocation (count 1) is freed.
-            Spliced::Encoded if SCRATCH.with(|s| s.borrow().len()) <= INLINE_MAX => {
-                *self = SCRATCH.with(|s| Chunk::from_bytes(&s.borrow()));
-            }
             Spliced::Encoded => {
                 let old_len = self.raw().len();
                 // SAFETY: `p` is this chunk's allocation, of `old_len` bytes after the
@@ -476,12 +472,17 @@ impl Chunk {
     }
 
     /// Resize the allocation `p` (`old_len` bytes after the header, count 1) to hold
-    /// `bytes` and write them into it, keeping the count.
+    /// `bytes` and write them into it, keeping the count; or, when `bytes` are short enough
+    /// to be kept inline, free it and return the inline chunk.
     ///
     /// # Safety
     /// `p` is a live chunk allocation of `old_len` bytes that no one else uses, and `bytes`
     /// is non-empty and does not overlap it. `p` is invalid afterwards (use the result).
     unsafe fn rewrite(p: NonNull<u8>, old_len: usize, bytes: &[u8]) -> Chunk {
+        if bytes.len() <= INLINE_MAX {
+            dealloc(p.as_ptr(), Self::layout(old_len));
+            return Chunk::inline(bytes);
+        }
         let len = u32::try_from(bytes.len()).expect("chunk larger than 4 GiB");
         let q = realloc(p.as_ptr(), Self::layout(old_len), HDR + bytes.len());
         let Some(q) = NonNull::new(q) else {
@@ -529,7 +530,7 @@ impl Chunk {
             return Spliced::Same;
         };
         if c + ins.len() <= SMALL_SPLICE {
-            return splice_small(b, &h, base, ins, del, rule);
+            return splice_small(self, base, ins, del, rule);
         }
         SPLICE.with(|scratch| {
             let (old, mid, wts) = &mut *scratch.borrow_mut();
@@ -763,40 +764,26 @@ impl std::fmt::Debug for Chunk {
 /// chunk whole and encodes the merged elements anew ([`splice_small`]).
 const SMALL_SPLICE: usize = 32;
 
-/// [`Chunk::splice_bytes`] of a short chunk (`h.count + ins.len() <= SMALL_SPLICE`, at least
+/// [`Chunk::splice_bytes`] of a short chunk (its count + `ins.len() <= SMALL_SPLICE`, at least
 /// one edit): decode all of it onto the stack, merge the edits, encode the result into
 /// `SCRATCH` with the chunk encoder (so the bytes are the canonical ones). Where the general
 /// splice counts a lead, decodes a middle into buffers and copies runs of bits, this is a
 /// few loops over registers and L1: most chunks an update lands in are this short (a
 /// vertex's prefix holds all its neighbours up to degree ~b, and most vertices have few).
 fn splice_small<W: Weight>(
-    b: &[u8],
-    h: &Head,
+    chunk: &Chunk,
     base: Vertex,
     ins: &[(Vertex, W)],
     del: &[Vertex],
     rule: Combine,
 ) -> Spliced {
-    let c = h.count;
     let mut old = [(0 as Vertex, W::default()); SMALL_SPLICE];
-    let mut x = h.first;
-    old[0].0 = x;
-    let mut i = 1;
-    unpack_bits_at(b, h.gap_bit(0), c - 1, h.width, |g| {
-        x += g;
-        old[i].0 = x;
-        i += 1;
+    let mut c = 0;
+    chunk.for_each(base, |x, w| {
+        old[c] = (x, w);
+        c += 1;
         true
     });
-    if W::WEIGHTED {
-        let wb = W::BYTES;
-        for (e, w) in old[..c]
-            .iter_mut()
-            .zip(b[b.len() - c * wb..].chunks_exact(wb))
-        {
-            e.1 = W::read_le(w);
-        }
-    }
     let mut out = [(0 as Vertex, W::default()); SMALL_SPLICE];
     let (mut n, mut j, mut k) = (0, 0, 0);
     // An insertion changes the bytes or not (an element already present with its weight
