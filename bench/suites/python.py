@@ -71,8 +71,6 @@ def cases(ctx: Context) -> list[Case]:
     for size in () if ctx.quick else UPDATE_SIZES:
         c = Case("python", f"insert {size} (python)", g.label, unit="eps", weald_run=False)
         for system in ("weald-py", *UPDATE_PEERS):
-            if size >= 1_000_000 and system == "networkit":
-                continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
             c.systems[system] = lambda t, r, system=system, size=size: [
                 ctx.weald_py if system == "weald-py" else ctx.py, ctx.peers_script, "updates",
                 system, "insert", str(size), str(g.npz),

@@ -65,8 +65,6 @@ def cases(ctx: Context) -> list[Case]:
                     "--json", *extra,
                 ]
             for p in PEERS:
-                if size >= 1_000_000 and p == "networkit":
-                    continue  # a Python loop of 1e6 addEdge calls per batch: minutes, not a kernel
                 c.systems[p] = lambda t, r, op=op, size=size, p=p: [
                     ctx.py, ctx.peers_script, "updates", p, op, str(size), str(g.npz),
                     "--repeat", str(repeats(p, size, r, ctx.quick)),
