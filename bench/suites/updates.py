@@ -16,8 +16,12 @@ view's edge count grows by the batch's new edges. Its loaders draw a progress ba
 Each case is one process per system: it builds the base graph (not timed), runs one untimed
 warm-up batch, then times `repeat` batches of RMAT-sampled edges (Graph500 parameters)
 inserted, or inserted and then deleted (only the deletion timed); batches of at most 1,000
-edges take at least SMALL_REPEATS samples per process (a batch of 10 lasts microseconds, and a
-median of a handful of them is noise). Throughput = batch edges / seconds (higher is better).
+edges take at least SMALL_REPEATS samples per process, and at least STEADY_EDGES edges' worth
+of batches (5,000 batches of 10): a batch of 10 lasts microseconds, a median of a handful of
+them is noise, and the first few dozen after the graph is built run on cold caches (Weald's
+block index, the peers' adjacency arrays), where a stream of small batches runs warm (Weald in
+place, 1 thread: batches of 10 inserted at 1.0e6 edges/s over 40 trials, 1.3e6 over 4,000).
+Throughput = batch edges / seconds (higher is better).
 
 The batches' vertex permutation is independent of the graph's (as in Aspen's experiment and
 the peers' numpy sampler), so most updates land on low-degree vertices. The `..., graph hubs`
@@ -40,15 +44,17 @@ SIZES = [10, 1_000, 100_000, 1_000_000]
 QUICK_SIZES = [10, 1_000]
 PEERS = ("networkit", "igraph", "rustworkx", "raphtory")
 SMALL_REPEATS = 25
+STEADY_EDGES = 50_000
 HUB_SIZES = [1_000, 100_000]
 
 
 def repeats(system: str, size: int, r: int, quick: bool) -> int:
-    """Timed batches per process: at least SMALL_REPEATS for batches of at most 1,000 edges,
-    except for igraph, which rebuilds its indices on every call (~6 s per batch at scale 20,
-    whatever the size): more samples would add minutes without changing its median."""
+    """Timed batches per process: for batches of at most 1,000 edges, at least SMALL_REPEATS
+    and at least STEADY_EDGES edges in all (see the module docs), except for igraph, which
+    rebuilds its indices on every call (~6 s per batch at scale 20, whatever the size): more
+    samples would add minutes without changing its median."""
     if size <= 1_000 and not quick and system != "igraph":
-        return max(r, SMALL_REPEATS)
+        return max(r, SMALL_REPEATS, STEADY_EDGES // size)
     return r
 
 
