@@ -141,7 +141,7 @@ def main() -> int:
         payload["mismatches"] = [m for m in old.get("mismatches", [])
                                  if mismatch_case(m) not in rerun] + mismatches
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    json_out.write_text(json.dumps(payload, indent=1))
+    json_out.write_text(dump_json(payload))
     report.write(Path(a.out), payload)
     harness.log(f"wrote {a.out} and {json_out}")
     failed = [m for m in results if m.system.startswith("weald") and m.error]  # any of Weald's
@@ -150,6 +150,15 @@ def main() -> int:
     for x in mismatches:
         harness.log(f"MISMATCH: {x}")
     return 1 if failed or mismatches else 0
+
+
+def dump_json(payload: dict) -> str:
+    """The results file: indented, but each result (with its list of per-trial times, 5,000 for
+    batches of 10) on one line, so that a re-run changes a line per row, not one per sample."""
+    rows = payload["results"]
+    head = json.dumps(payload | {"results": []}, indent=1)
+    body = ",\n".join("  " + json.dumps(r) for r in rows)
+    return head.replace('"results": []', '"results": [\n' + body + "\n ]" if rows else '"results": []', 1)
 
 
 def is_weald_cli(system: str) -> bool:
