@@ -1102,6 +1102,13 @@ where
             let n = node(k);
             let a = Arc::as_ptr(&n.block.trees) as *const CTree<W>;
             prefetch((a as *const u8).wrapping_sub(16));
+            // The items' slots, which the next stage reads to find their chunks (only the
+            // first few share the count's line). One process, alternating rounds, RMAT scale
+            // 20, 1 thread: inserts of 10 and 1000 edges 1.2-1.7 % faster, deletes even.
+            for (v, _) in &rest[s..e] {
+                let i = (v - (k << LOG_K)) as usize;
+                prefetch(a.wrapping_add(rank(n.block.nonempty, i)));
+            }
             // An id without edges (which an insert gives some) moves the trees after it to
             // new slots: the whole array is read and written, so all its lines are loaded.
             // (One process, alternating rounds, RMAT scale 20, 1 thread: inserts of 10 and
@@ -1138,8 +1145,11 @@ where
     d
 }
 
-/// Blocks an indexed sequential update loads at once.
-const INDEX_GROUP: usize = 16;
+/// Blocks an indexed sequential update loads at once: a batch of 10 edges (20 arcs, ~20
+/// blocks) is one group. One process, alternating rounds, RMAT scale 20, 1 thread, against
+/// 16: inserts of 10 and 1000 edges 1.3-1.8 % faster, of 1e5 and deletes within noise; 64
+/// gained nothing more.
+const INDEX_GROUP: usize = 32;
 
 /// Remove the node of block `key` (left without ids by an indexed update) from `t`, whose
 /// nodes nothing else holds.
