@@ -443,6 +443,14 @@ impl Chunk {
             *self = self.splice(base, ins, del, rule);
             return;
         };
+        if let ([], [x]) = (ins, del) {
+            // One process, alternating rounds, RMAT scale 20, 1 thread, in place: deletes of
+            // 10 and 1000 edges 2.2-4.3 % faster than through `splice_bytes`, of 1e5 even.
+            // SAFETY: `p` is this chunk's allocation, which nothing else uses (above).
+            if unsafe { self.delete_one_in_place::<W>(p, base, *x) } {
+                return;
+            }
+        }
         match self.splice_bytes(base, ins, del, rule) {
             Spliced::Same => {}
             Spliced::Empty => *self = Chunk::empty(),
@@ -458,6 +466,111 @@ impl Chunk {
                 std::mem::forget(std::mem::replace(self, new));
             }
         }
+    }
+
+    /// Delete the one element `x` from this chunk's own allocation `p` by editing its bits,
+    /// without decoding the chunk into a buffer and encoding it anew: the splice of a
+    /// single delete, which is what most chunks of a small batch of deletions get. It
+    /// applies when `x` is absent (nothing to do) or lies strictly between the first and
+    /// last elements, the count keeps the length of its varint, the gap that joins `x`'s
+    /// neighbours fits the chunk's width, and the result is too long to be kept inline.
+    /// Then the width stays canonical (the joined gap is at least as wide as the two it
+    /// replaces, so the widest gap keeps its width), `first` and the span stay, and the
+    /// edit is: one new count, one joined gap, the later gaps moved down by one width, the
+    /// span and the weights (less `x`'s) moved down by the bytes the gaps lost, and the
+    /// allocation shrunk by `realloc` (in place in `mimalloc`). Returns whether it applied;
+    /// if not, nothing has changed.
+    ///
+    /// # Safety
+    /// `p` is this chunk's allocation and nothing else uses it (its count is 1, and
+    /// `&mut self` excludes other uses of this handle).
+    unsafe fn delete_one_in_place<W: Weight>(
+        &mut self,
+        p: NonNull<u8>,
+        base: Vertex,
+        x: Vertex,
+    ) -> bool {
+        let b = self.raw();
+        let len = b.len();
+        let h = Head::read(b, base);
+        let c = h.count;
+        if c < 3 || x <= h.first {
+            // Below the first element: absent, done. The first itself, or too few elements
+            // to have an interior: the general splice.
+            return c >= 3 && x < h.first;
+        }
+        let w = h.width;
+        // Find `x`: the gaps up to it, the gap before it.
+        let (mut y, mut at, mut before) = (h.first, 0usize, 0u32);
+        unpack_bits_at(b, h.gap_bit(0), c - 1, w, |g| {
+            y += g;
+            at += 1;
+            before = g;
+            y < x
+        });
+        if y != x {
+            return true; // absent (between two elements, or above the last)
+        }
+        if at == c - 1 || varint_len(c as u64 - 1) != varint_len(c as u64) {
+            return false; // the last element, or the count's varint shrinks
+        }
+        // `x` is element `at`: gap `at - 1` comes before it, gap `at` after it.
+        let joined = before as u64 + read_bits(b, h.gap_bit(at), w) as u64;
+        if joined >> w != 0 {
+            return false; // the joined gap would widen the chunk
+        }
+        let wb = W::BYTES;
+        let (old_gaps, new_gaps) = (packed_len(c - 1, w), packed_len(c - 2, w));
+        let lost = old_gaps - new_gaps;
+        let new_len = len - lost - wb;
+        if new_len <= INLINE_MAX {
+            return false;
+        }
+        let tail = h.data + old_gaps; // the span's varint, then the weights
+        let mut q = tail;
+        get_varint_fast(b, &mut q);
+        let weights = q;
+        // SAFETY: the chunk's `len` bytes after the header, which nothing else reads or
+        // writes (the caller's contract); `b` is not used from here on.
+        let m = std::slice::from_raw_parts_mut(p.as_ptr().add(HDR), len);
+        let mut v = c as u64 - 1;
+        let mut i = 0;
+        while v >= 0x80 {
+            m[i] = v as u8 | 0x80;
+            v >>= 7;
+            i += 1;
+        }
+        m[i] = v as u8;
+        write_bits(m, h.gap_bit(at - 1), joined as u32, w);
+        // Gaps at + 1 .. c - 1 move down to at .. c - 2, in pieces of up to 32 bits (each
+        // written below its source, after it is read).
+        let (mut src, mut dst) = (h.gap_bit(at + 1), h.gap_bit(at));
+        let end = h.gap_bit(c - 1);
+        while src < end {
+            let k = (end - src).min(32) as u32;
+            write_bits(m, dst, read_bits(m, src, k), k);
+            src += k as usize;
+            dst += k as usize;
+        }
+        // The last gap byte's bits past the gaps are zero, as the encoder leaves them.
+        if dst % 8 != 0 {
+            m[dst / 8] &= (1u8 << (dst % 8)) - 1;
+        }
+        m.copy_within(tail..weights + at * wb, tail - lost);
+        m.copy_within(weights + (at + 1) * wb..len, weights + at * wb - lost);
+        if new_len != len {
+            let layout = Self::layout(len);
+            let q = realloc(p.as_ptr(), layout, HDR + new_len);
+            let Some(q) = NonNull::new(q) else {
+                handle_alloc_error(Self::layout(new_len))
+            };
+            (q.as_ptr().add(4) as *mut u32).write(new_len as u32);
+            // `self`'s old pointer went to `realloc`: forget it instead of dropping it.
+            std::mem::forget(std::mem::replace(self, Chunk(Some(q))));
+        }
+        #[cfg(test)]
+        DELETED_IN_PLACE.set(DELETED_IN_PLACE.get() + 1);
+        true
     }
 
     /// No other `Chunk` holds this allocation (false for the empty chunk and inline ones).
@@ -831,6 +944,40 @@ fn splice_small<W: Weight>(
     }
 }
 
+/// The bytes of `x`'s varint.
+#[inline]
+fn varint_len(x: u64) -> usize {
+    (bit_width_u64(x).max(1) as usize).div_ceil(7)
+}
+
+#[inline]
+fn bit_width_u64(x: u64) -> u32 {
+    64 - x.leading_zeros()
+}
+
+/// Write the low `width` bits of `v` (1..=32) at bit `bit` of `b` (little-endian bit order),
+/// keeping the other bits.
+#[inline]
+fn write_bits(b: &mut [u8], bit: usize, v: u32, width: u32) {
+    let mut v = v as u64 & ((1u64 << width) - 1);
+    let mut mask = (1u64 << width) - 1;
+    let (mut at, shift) = (bit / 8, bit % 8);
+    v <<= shift;
+    mask <<= shift;
+    while mask != 0 {
+        b[at] = (b[at] & !(mask as u8)) | v as u8;
+        v >>= 8;
+        mask >>= 8;
+        at += 1;
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Single deletes done by [`Chunk::delete_one_in_place`] (the tests check it is taken).
+    static DELETED_IN_PLACE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// What a scan reads of a chunk's header, in O(1).
 struct Head {
     count: usize,
@@ -951,6 +1098,84 @@ mod tests {
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    proptest! {
+        /// A single delete from a chunk nothing else holds (edited bit by bit where
+        /// `delete_one_in_place` applies) gives the canonical bytes: any element (first,
+        /// interior, last) or an absent one, weighted or not, any width, and counts around
+        /// 128, where the count's varint changes length.
+        #[test]
+        fn one_delete_in_place_matches_decode_edit_encode(
+            base in 0u32..3000,
+            old in prop_oneof![
+                proptest::collection::vec(0u32..2000, 0..40),
+                proptest::collection::vec(0u32..2000, 120..140),
+                proptest::collection::vec(0u32..2000, 0..400)
+            ],
+            pick in any::<prop::sample::Index>(),
+            absent in 0u32..2_000_000,
+            spread in prop_oneof![Just(1u32), 1u32..5000, Just(1u32 << 20)],
+        ) {
+            let old = sorted_set(old.into_iter().map(|x| x.wrapping_mul(spread)).collect());
+            let xs = [
+                old.get(pick.index(old.len().max(1))).copied().unwrap_or(0),
+                absent,
+            ];
+            for x in xs {
+                let weighted: Vec<(Vertex, i32)> =
+                    old.iter().map(|&x| (x, (x % 97) as i32 - 40)).collect();
+                let plain: Vec<(Vertex, ())> = old.iter().map(|&x| (x, ())).collect();
+                let mut own = Chunk::encode(base, &weighted);
+                let want = model::<i32>(&own, base, &[], &[x], Combine::Min);
+                own.splice_mut::<i32>(base, &[], &[x], Combine::Min);
+                prop_assert_eq!(&own, &want);
+                let mut own = Chunk::encode(base, &plain);
+                let want = model::<()>(&own, base, &[], &[x], Combine::Min);
+                own.splice_mut::<()>(base, &[], &[x], Combine::Min);
+                prop_assert_eq!(&own, &want);
+            }
+        }
+    }
+
+    /// The bit-level single delete is taken for interior elements (and gives the model's
+    /// bytes), and not for the first or last element or a joined gap that needs a wider width.
+    #[test]
+    fn one_interior_delete_is_edited_in_place() {
+        // Gaps of 3 and one of 1003 (width 10): every joined gap fits.
+        let xs: Vec<(Vertex, i32)> = (0..100)
+            .map(|i| (i * 3 + if i == 99 { 1000 } else { 0 }, i as i32))
+            .collect();
+        for (k, &(x, _)) in xs.iter().enumerate() {
+            let mut c = Chunk::encode(7, &xs);
+            let want = model::<i32>(&c, 7, &[], &[x], Combine::Min);
+            let before = DELETED_IN_PLACE.get();
+            c.splice_mut::<i32>(7, &[], &[x], Combine::Min);
+            assert_eq!(c, want, "deleting element {k}");
+            let interior = k > 0 && k < xs.len() - 1;
+            assert_eq!(
+                DELETED_IN_PLACE.get() - before,
+                interior as usize,
+                "element {k}"
+            );
+        }
+        // Gaps of 1 and 2 (width 2): joining 2 + 2 needs width 3, joining 1 + 1 does not.
+        let xs: Vec<(Vertex, ())> = [0, 2, 4, 5, 6, 8, 9, 10, 12, 13, 15, 17, 19, 21, 23, 24]
+            .iter()
+            .map(|&x| (x, ()))
+            .collect();
+        for (x, edited) in [(2, false), (5, true), (9, true), (17, false), (23, true)] {
+            let mut c = Chunk::encode(0, &xs);
+            let want = model::<()>(&c, 0, &[], &[x], Combine::Min);
+            let before = DELETED_IN_PLACE.get();
+            c.splice_mut::<()>(0, &[], &[x], Combine::Min);
+            assert_eq!(c, want, "deleting {x}");
+            assert_eq!(
+                DELETED_IN_PLACE.get() - before,
+                edited as usize,
+                "deleting {x}"
+            );
+        }
     }
 
     proptest! {
