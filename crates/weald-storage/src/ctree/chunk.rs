@@ -1352,6 +1352,50 @@ mod tests {
         v
     }
 
+    type Elements<W> = Vec<(Vertex, W)>;
+
+    /// The elements `old` with weights, and without.
+    fn weighted_and_plain(old: &[Vertex]) -> (Elements<i32>, Elements<()>) {
+        (
+            old.iter().map(|&x| (x, (x % 97) as i32 - 40)).collect(),
+            old.iter().map(|&x| (x, ())).collect(),
+        )
+    }
+
+    /// A splice of `xs`' chunk gives the model's bytes both on a shared chunk (an edited
+    /// copy, the original left as it was) and on one nothing else holds (edited in place).
+    fn one_edit_matches<W: Weight>(
+        xs: &[(Vertex, W)],
+        base: Vertex,
+        ins: &[(Vertex, W)],
+        del: &[Vertex],
+        rule: Combine,
+    ) -> Result<(), TestCaseError> {
+        let mut own = Chunk::encode(base, xs);
+        let want = model::<W>(&own, base, ins, del, rule);
+        prop_assert_eq!(&own.splice::<W>(base, ins, del, rule), &want);
+        prop_assert_eq!(&own, &Chunk::encode(base, xs));
+        own.splice_mut::<W>(base, ins, del, rule);
+        prop_assert_eq!(&own, &want);
+        Ok(())
+    }
+
+    /// Sorted sets of up to 400 elements (some of 120 to 140, around the count's varint
+    /// boundary at 128), spread to gaps of any width up to 2^20 times 2000.
+    fn spread_sets() -> impl Strategy<Value = Vec<Vertex>> {
+        (
+            prop_oneof![
+                proptest::collection::vec(0u32..2000, 0..40),
+                proptest::collection::vec(0u32..2000, 120..140),
+                proptest::collection::vec(0u32..2000, 0..400)
+            ],
+            prop_oneof![Just(1u32), 1u32..5000, Just(1u32 << 20)],
+        )
+            .prop_map(|(old, spread)| {
+                sorted_set(old.into_iter().map(|x| x.wrapping_mul(spread)).collect())
+            })
+    }
+
     proptest! {
         /// A single delete from a chunk nothing else holds, and from a shared one (edited
         /// bit by bit where `plan_one` allows) gives the canonical bytes: any element (first,
@@ -1360,42 +1404,21 @@ mod tests {
         #[test]
         fn one_delete_in_place_matches_decode_edit_encode(
             base in 0u32..3000,
-            old in prop_oneof![
-                proptest::collection::vec(0u32..2000, 0..40),
-                proptest::collection::vec(0u32..2000, 120..140),
-                proptest::collection::vec(0u32..2000, 0..400)
-            ],
+            old in spread_sets(),
             pick in any::<prop::sample::Index>(),
             absent in 0u32..2_000_000,
-            spread in prop_oneof![Just(1u32), 1u32..5000, Just(1u32 << 20)],
         ) {
-            let old = sorted_set(old.into_iter().map(|x| x.wrapping_mul(spread)).collect());
             let xs = [
                 old.get(pick.index(old.len().max(1))).copied().unwrap_or(0),
                 absent,
             ];
+            let (weighted, plain) = weighted_and_plain(&old);
             for x in xs {
-                let weighted: Vec<(Vertex, i32)> =
-                    old.iter().map(|&x| (x, (x % 97) as i32 - 40)).collect();
-                let plain: Vec<(Vertex, ())> = old.iter().map(|&x| (x, ())).collect();
-                let mut own = Chunk::encode(base, &weighted);
-                let want = model::<i32>(&own, base, &[], &[x], Combine::Min);
-                // Shared: an edited copy, the original left as it was.
-                prop_assert_eq!(&own.splice::<i32>(base, &[], &[x], Combine::Min), &want);
-                prop_assert_eq!(&own, &Chunk::encode(base, &weighted));
-                own.splice_mut::<i32>(base, &[], &[x], Combine::Min);
-                prop_assert_eq!(&own, &want);
-                let mut own = Chunk::encode(base, &plain);
-                let want = model::<()>(&own, base, &[], &[x], Combine::Min);
-                prop_assert_eq!(&own.splice::<()>(base, &[], &[x], Combine::Min), &want);
-                prop_assert_eq!(&own, &Chunk::encode(base, &plain));
-                own.splice_mut::<()>(base, &[], &[x], Combine::Min);
-                prop_assert_eq!(&own, &want);
+                one_edit_matches(&weighted, base, &[], &[x], Combine::Min)?;
+                one_edit_matches(&plain, base, &[], &[x], Combine::Min)?;
             }
         }
-    }
 
-    proptest! {
         /// A single insert into a chunk nothing else holds, and into a shared one (edited
         /// bit by bit where `plan_one` allows) gives the canonical bytes: an element present
         /// (its weight combined), one between two others (splitting the only wide gap or
@@ -1404,40 +1427,22 @@ mod tests {
         #[test]
         fn one_insert_in_place_matches_decode_edit_encode(
             base in 0u32..3000,
-            old in prop_oneof![
-                proptest::collection::vec(0u32..2000, 0..40),
-                proptest::collection::vec(0u32..2000, 120..140),
-                proptest::collection::vec(0u32..2000, 0..400)
-            ],
+            old in spread_sets(),
             pick in any::<prop::sample::Index>(),
             other in 0u32..2_000_000,
             wt in -50i32..50,
             rule in prop_oneof![Just(Combine::Min), Just(Combine::Sum), Just(Combine::Last)],
-            spread in prop_oneof![Just(1u32), 1u32..5000, Just(1u32 << 20)],
         ) {
-            let old = sorted_set(old.into_iter().map(|x| x.wrapping_mul(spread)).collect());
             let i = pick.index(old.len().max(1));
             let at = old.get(i).copied().unwrap_or(0);
             let mid = match (old.get(i), old.get(i + 1)) {
                 (Some(&a), Some(&b)) => a + (b - a) / 2,
                 _ => at,
             };
+            let (weighted, plain) = weighted_and_plain(&old);
             for x in [at, mid, other, at.wrapping_add(1), at.saturating_sub(1)] {
-                let weighted: Vec<(Vertex, i32)> =
-                    old.iter().map(|&x| (x, (x % 97) as i32 - 40)).collect();
-                let plain: Vec<(Vertex, ())> = old.iter().map(|&x| (x, ())).collect();
-                let mut own = Chunk::encode(base, &weighted);
-                let want = model::<i32>(&own, base, &[(x, wt)], &[], rule);
-                prop_assert_eq!(&own.splice::<i32>(base, &[(x, wt)], &[], rule), &want);
-                prop_assert_eq!(&own, &Chunk::encode(base, &weighted));
-                own.splice_mut::<i32>(base, &[(x, wt)], &[], rule);
-                prop_assert_eq!(&own, &want);
-                let mut own = Chunk::encode(base, &plain);
-                let want = model::<()>(&own, base, &[(x, ())], &[], rule);
-                prop_assert_eq!(&own.splice::<()>(base, &[(x, ())], &[], rule), &want);
-                prop_assert_eq!(&own, &Chunk::encode(base, &plain));
-                own.splice_mut::<()>(base, &[(x, ())], &[], rule);
-                prop_assert_eq!(&own, &want);
+                one_edit_matches(&weighted, base, &[(x, wt)], &[], rule)?;
+                one_edit_matches(&plain, base, &[(x, ())], &[], rule)?;
             }
         }
     }
