@@ -25,6 +25,26 @@ pub fn put_varint(out: &mut Vec<u8>, mut x: u64) {
     out.push(x as u8);
 }
 
+/// The bytes [`put_varint`] takes for `x`.
+#[inline]
+pub fn varint_len(x: u64) -> usize {
+    (64 - (x | 1).leading_zeros()).div_ceil(7) as usize
+}
+
+/// Write `x`'s varint at the start of `out` (at least [`varint_len`] bytes, over bytes
+/// already there: an edit in place); returns its length.
+#[inline]
+pub fn write_varint(out: &mut [u8], mut x: u64) -> usize {
+    let mut i = 0;
+    while x >= 0x80 {
+        out[i] = x as u8 | 0x80;
+        x >>= 7;
+        i += 1;
+    }
+    out[i] = x as u8;
+    i + 1
+}
+
 /// Read a varint at `*pos`, advancing it. `None` if the bytes end early or overflow 64 bits.
 #[inline]
 pub fn get_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
@@ -471,6 +491,11 @@ mod tests {
             assert_eq!(p, b.len());
             let mut p = 0;
             assert_eq!(get_varint_fast(&b, &mut p), x);
+            assert_eq!(varint_len(x), b.len());
+            let mut w = vec![0xffu8; b.len() + 1];
+            assert_eq!(write_varint(&mut w, x), b.len());
+            assert_eq!(&w[..b.len()], &b[..]);
+            assert_eq!(w[b.len()], 0xff, "nothing written past the varint");
         }
         let mut p = 0;
         assert_eq!(get_varint(&[0x80, 0x80], &mut p), None);

@@ -34,7 +34,7 @@
 use weald_graph::batch::Combine;
 use weald_graph::codec::{
     bit_width, get_varint_fast, pack_bits, packed_len, put_varint, read_bits, unpack_bits_at,
-    unzigzag, zigzag, BitWriter,
+    unzigzag, varint_len, write_varint, zigzag, BitWriter,
 };
 use weald_graph::{Vertex, Weight};
 
@@ -1044,17 +1044,6 @@ fn splice_small<W: Weight>(
     }
 }
 
-/// The bytes of `x`'s varint.
-#[inline]
-fn varint_len(x: u64) -> usize {
-    (bit_width_u64(x).max(1) as usize).div_ceil(7)
-}
-
-#[inline]
-fn bit_width_u64(x: u64) -> u32 {
-    64 - x.leading_zeros()
-}
-
 /// The `k` bits (1..=56) at bit `bit` of `b` (little-endian bit order).
 #[inline]
 fn load_bits(b: &[u8], bit: usize, k: usize) -> u64 {
@@ -1183,7 +1172,7 @@ impl<W: Weight> ByteEdit<W> {
                 store_bits(m, h.gap_bit(at - 1), g1 as u64, w);
                 store_bits(m, h.gap_bit(at), g2 as u64, w);
                 clear_padding(m, h.gap_bit(c));
-                put_count(m, c + 1);
+                write_varint(m, c as u64 + 1); // over the old count, as long
             }
             Kind::Delete { at, joined } => {
                 let lost = len - self.new_len - wb;
@@ -1193,7 +1182,7 @@ impl<W: Weight> ByteEdit<W> {
                 clear_padding(m, h.gap_bit(c - 2));
                 m.copy_within(tail..weights + at * wb, tail - lost);
                 m.copy_within(weights + (at + 1) * wb..len, weights + at * wb - lost);
-                put_count(m, c - 1);
+                write_varint(m, c as u64 - 1); // over the old count, as long
             }
         }
         #[cfg(test)]
@@ -1215,18 +1204,6 @@ fn put_weight<W: Weight>(m: &mut [u8], o: usize, w: W) {
             m[o..o + b.len()].copy_from_slice(&b);
         });
     }
-}
-
-/// Write the count `n` over the old one, whose varint has the same length.
-#[inline]
-fn put_count(m: &mut [u8], n: usize) {
-    let (mut v, mut i) = (n as u64, 0);
-    while v >= 0x80 {
-        m[i] = v as u8 | 0x80;
-        v >>= 7;
-        i += 1;
-    }
-    m[i] = v as u8;
 }
 
 /// What a scan reads of a chunk's header, in O(1).

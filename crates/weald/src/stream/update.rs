@@ -1,7 +1,7 @@
 //! One update of a stream, its text form (`+ u v [w]`, `- u v`, `+v u`, `-v u`) and its log
 //! encoding.
 
-use weald_graph::codec::{get_varint, put_varint};
+use weald_graph::codec::{get_varint, put_varint, varint_len};
 use weald_graph::{UpdateBatch, Vertex, Weight};
 
 /// One change to the graph.
@@ -110,7 +110,7 @@ impl<W: Weight> Update<W> {
 
     /// The number of bytes [`Update::encode`] appends.
     pub(crate) fn encoded_len(&self) -> usize {
-        let id = |x: Vertex| (32 - (x | 1).leading_zeros()).div_ceil(7) as usize;
+        let id = |x: Vertex| varint_len(x as u64);
         match *self {
             Update::InsertEdge(u, v, _) => 1 + id(u) + id(v) + W::BYTES,
             Update::DeleteEdge(u, v) => 1 + id(u) + id(v),
