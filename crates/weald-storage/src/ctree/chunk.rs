@@ -485,9 +485,7 @@ impl Chunk {
                 // (a `FlatSnapshot` copies trees without counting, but it also holds a clone
                 // of the graph, so every chunk it reaches is shared). The new bytes are in
                 // the scratch buffer, not in the allocation, and not empty.
-                let new = SCRATCH.with(|s| unsafe { Chunk::rewrite(p, old_len, &s.borrow()) });
-                // `self`'s pointer went to `realloc`: forget it instead of dropping it.
-                std::mem::forget(std::mem::replace(self, new));
+                SCRATCH.with(|s| unsafe { self.rewrite(p, old_len, &s.borrow()) });
             }
         }
     }
@@ -637,14 +635,17 @@ impl Chunk {
     /// `&mut self` excludes other uses of this handle).
     unsafe fn apply_in_place<W: Weight>(&mut self, p: NonNull<u8>, e: &ByteEdit<W>) {
         let (len, new_len) = (e.len, e.new_len);
-        // An insert grows the allocation first, a delete shrinks it after.
+        // An insert grows the allocation first (the new bytes zeroed: uninitialised, and the
+        // slice below must be of initialised bytes), a delete shrinks it after.
         let p = if new_len > len {
-            self.resize(p, len, new_len)
+            let q = self.resize(p, len, new_len);
+            std::ptr::write_bytes(q.as_ptr().add(HDR + len), 0, new_len - len);
+            q
         } else {
             p
         };
         // SAFETY: the chunk's bytes after the header (`max(len, new_len)` of them, all
-        // initialised: `resize` zeroes what it adds), which nothing else uses.
+        // initialised), which nothing else uses.
         e.apply(std::slice::from_raw_parts_mut(
             p.as_ptr().add(HDR),
             len.max(new_len),
@@ -655,19 +656,18 @@ impl Chunk {
     }
 
     /// Resize this chunk's allocation `p` from `len` bytes after the header to `new_len`
-    /// (the added bytes zeroed), keeping its count; returns the (possibly moved) allocation.
+    /// (bytes added uninitialised, as `realloc` leaves them), keeping its count and the
+    /// first bytes; returns the (possibly moved) allocation, which this chunk now holds.
     ///
     /// # Safety
     /// As for [`apply_in_place`](Self::apply_in_place); `len` is the allocation's length.
     unsafe fn resize(&mut self, p: NonNull<u8>, len: usize, new_len: usize) -> NonNull<u8> {
+        let stored = u32::try_from(new_len).expect("chunk larger than 4 GiB");
         let q = realloc(p.as_ptr(), Self::layout(len), HDR + new_len);
         let Some(q) = NonNull::new(q) else {
             handle_alloc_error(Self::layout(new_len))
         };
-        (q.as_ptr().add(4) as *mut u32).write(new_len as u32);
-        if new_len > len {
-            std::ptr::write_bytes(q.as_ptr().add(HDR + len), 0, new_len - len);
-        }
+        (q.as_ptr().add(4) as *mut u32).write(stored);
         // `self`'s old pointer went to `realloc`: forget it instead of dropping it.
         std::mem::forget(std::mem::replace(self, Chunk(Some(q))));
         q
@@ -684,26 +684,22 @@ impl Chunk {
         }
     }
 
-    /// Resize the allocation `p` (`old_len` bytes after the header, count 1) to hold
-    /// `bytes` and write them into it, keeping the count; or, when `bytes` are short enough
-    /// to be kept inline, free it and return the inline chunk.
+    /// Make this chunk `bytes`: its allocation `p` (`old_len` bytes after the header, a count
+    /// of one) resized to hold them and written, keeping the count; or, when `bytes` are
+    /// short enough to be kept inline, freed and replaced by the inline chunk.
     ///
     /// # Safety
-    /// `p` is a live chunk allocation of `old_len` bytes that no one else uses, and `bytes`
-    /// is non-empty and does not overlap it. `p` is invalid afterwards (use the result).
-    unsafe fn rewrite(p: NonNull<u8>, old_len: usize, bytes: &[u8]) -> Chunk {
+    /// `p` is this chunk's allocation, of `old_len` bytes, and no one else uses it; `bytes`
+    /// is non-empty and does not overlap it.
+    unsafe fn rewrite(&mut self, p: NonNull<u8>, old_len: usize, bytes: &[u8]) {
         if bytes.len() <= INLINE_MAX {
             dealloc(p.as_ptr(), Self::layout(old_len));
-            return Chunk::inline(bytes);
+            // `self`'s pointer was freed: forget it instead of dropping it.
+            std::mem::forget(std::mem::replace(self, Chunk::inline(bytes)));
+            return;
         }
-        let len = u32::try_from(bytes.len()).expect("chunk larger than 4 GiB");
-        let q = realloc(p.as_ptr(), Self::layout(old_len), HDR + bytes.len());
-        let Some(q) = NonNull::new(q) else {
-            handle_alloc_error(Self::layout(bytes.len()))
-        };
-        (q.as_ptr().add(4) as *mut u32).write(len);
+        let q = self.resize(p, old_len, bytes.len());
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), q.as_ptr().add(HDR), bytes.len());
-        Chunk(Some(q))
     }
 
     /// The splice's work: what the new chunk is, its bytes (when `Encoded`) left in
