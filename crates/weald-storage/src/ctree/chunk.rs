@@ -258,7 +258,47 @@ impl Chunk {
     /// Call `f(x, w)` on every element in order until it returns `false`; returns `false` iff
     /// stopped early.
     #[inline]
-    pub fn for_each<W: Weight>(&self, base: Vertex, mut f: impl FnMut(Vertex, W) -> bool) -> bool {
+    pub fn for_each<W: Weight>(&self, base: Vertex, f: impl FnMut(Vertex, W) -> bool) -> bool {
+        self.scan(base, false, f)
+    }
+
+    /// [`for_each`](Self::for_each) without the first element (a caller that has it already:
+    /// see [`first`](Self::first)).
+    #[inline]
+    pub fn for_each_after_first<W: Weight>(
+        &self,
+        base: Vertex,
+        f: impl FnMut(Vertex, W) -> bool,
+    ) -> bool {
+        self.scan(base, true, f)
+    }
+
+    /// The number of elements and the first element with its weight, from the header (and
+    /// the first weight); `None` if empty.
+    #[inline]
+    pub fn first<W: Weight>(&self, base: Vertex) -> Option<(usize, Vertex, W)> {
+        let b = self.raw();
+        if b.is_empty() {
+            return None;
+        }
+        let h = Head::read(b, base);
+        let w = if W::WEIGHTED {
+            let wp = b.len() - h.count * W::BYTES;
+            W::read_le(&b[wp..wp + W::BYTES])
+        } else {
+            W::default()
+        };
+        Some((h.count, h.first, w))
+    }
+
+    /// [`for_each`](Self::for_each), from the second element on if `skip_first`.
+    #[inline(always)]
+    fn scan<W: Weight>(
+        &self,
+        base: Vertex,
+        skip_first: bool,
+        mut f: impl FnMut(Vertex, W) -> bool,
+    ) -> bool {
         let b = self.raw();
         if b.is_empty() {
             return true;
@@ -268,7 +308,7 @@ impl Chunk {
         if W::WEIGHTED {
             let wb = W::BYTES;
             let mut wp = b.len() - h.count * wb;
-            if !f(x, W::read_le(&b[wp..wp + wb])) {
+            if !skip_first && !f(x, W::read_le(&b[wp..wp + wb])) {
                 return false;
             }
             unpack_bits_at(b, h.gap_bit(0), h.count - 1, h.width, |g| {
@@ -277,7 +317,7 @@ impl Chunk {
                 f(x, W::read_le(&b[wp..wp + wb]))
             })
         } else {
-            f(x, W::default())
+            (skip_first || f(x, W::default()))
                 && unpack_bits_at(b, h.gap_bit(0), h.count - 1, h.width, |g| {
                     x += g;
                     f(x, W::default())

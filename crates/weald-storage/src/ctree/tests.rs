@@ -301,6 +301,7 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
             "weights of {u}: {k} of {}",
             want.len()
         );
+        stops_early(&want, |f| g.for_each_out(u, f), &format!("out-scan of {u}"));
         let ahead = ahead.into_inner();
         assert!(ahead.windows(2).all(|p| p[0] < p[1]), "ahead out of order");
         assert!(
@@ -310,6 +311,33 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
     }
     assert_eq!(m.len(), g.num_arcs());
     m
+}
+
+/// A scan (`scan(f)`, with early exit) of a vertex whose neighbours are `want`, stopped by `f`
+/// after its first, second, last and (if it has more) one but last neighbour: it reports the
+/// stop and has given exactly those neighbours, in order. (The flat snapshot gives the first
+/// from the vertex's lead and the rest from its tree.)
+fn stops_early(
+    want: &[(Vertex, i32)],
+    scan: impl Fn(&mut dyn FnMut(Vertex, i32) -> bool) -> bool,
+    what: &str,
+) {
+    let d = want.len();
+    for k in [1, 2, d.saturating_sub(1), d] {
+        if k == 0 || k > d {
+            continue;
+        }
+        let mut got = Vec::new();
+        let done = scan(&mut |v, w| {
+            got.push((v, w));
+            got.len() < k
+        });
+        assert!(
+            !done,
+            "{what}: a scan stopped after {k} reports it ran to the end"
+        );
+        assert_eq!(got, want[..k], "{what}: stopped after {k}");
+    }
 }
 
 /// How many neighbours a look-ahead scan of every vertex hands to `ahead`.
@@ -331,6 +359,7 @@ fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
             true
         });
         assert_eq!(seen.len(), g.in_degree(v));
+        stops_early(&seen, |f| g.for_each_in(v, f), &format!("in-scan of {v}"));
         // The fold: the same in-arcs, in the same order (the trees' heads included).
         let (k, all) = g.fold_in(v, (0, true), |(i, ok), u, w| {
             (i + 1, ok && seen.get(i) == Some(&(u, w)))

@@ -238,7 +238,42 @@ impl<W: Weight> CTree<W> {
     /// In-order traversal with early exit; `false` iff stopped.
     #[inline]
     pub(crate) fn for_each(&self, base: Vertex, mut f: impl FnMut(Vertex, W) -> bool) -> bool {
-        self.prefix.for_each(base, &mut f) && for_each_node(&self.root, &mut f)
+        self.prefix.for_each(base, &mut f)
+            && (self.root.is_none() || for_each_node(&self.root, &mut f))
+    }
+
+    /// The number of elements and the first element with its weight; `None` if empty. O(1)
+    /// when the prefix chunk is not empty (it holds the first element unless that is a head,
+    /// one tree in b), O(log) otherwise.
+    #[inline]
+    pub(crate) fn first(&self, base: Vertex) -> Option<(usize, Vertex, W)> {
+        match self.prefix.first(base) {
+            Some((c, x, w)) => Some((c + size(&self.root), x, w)),
+            None => {
+                let mut n = self.root.as_deref()?;
+                while let Some(l) = n.left.as_deref() {
+                    n = l;
+                }
+                Some((size(&self.root), n.head, n.w))
+            }
+        }
+    }
+
+    /// [`for_each`](Self::for_each) without the first element (a caller that has it already,
+    /// from [`first`](Self::first)).
+    #[inline]
+    pub(crate) fn for_each_after_first(
+        &self,
+        base: Vertex,
+        mut f: impl FnMut(Vertex, W) -> bool,
+    ) -> bool {
+        if self.prefix.is_empty() {
+            // The first element is the leftmost head.
+            let mut skip = true;
+            return for_each_node(&self.root, &mut |x, w| std::mem::take(&mut skip) || f(x, w));
+        }
+        self.prefix.for_each_after_first(base, &mut f)
+            && (self.root.is_none() || for_each_node(&self.root, &mut f))
     }
 
     /// Fold `f` over the elements' weights, in element order, without decoding the elements
