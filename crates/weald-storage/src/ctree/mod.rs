@@ -391,7 +391,7 @@
 //! 6 % slower; and the group decoder is shared, not specialised with each loop's closure
 //! (32 copies of every closure: CC, k-core and MIS 5–10 % slower).
 //!
-//! Where BFS's remaining 1.8× over the CSR lies (2026-11-29, Intel Xeon, 1 thread, a throwaway
+//! Where BFS's remaining time over the CSR lies (2026-11-29, Intel Xeon, 1 thread, a throwaway
 //! program timing loops over the vertices with in-arcs of RMAT scale 20, in id order, each
 //! vertex's arcs prefetched 16 vertices ahead, both backends alternating): reading each
 //! vertex's first in-neighbour costs 6.3 ms on the snapshot against 4.6 on the CSR (1.4×),
@@ -408,6 +408,22 @@
 //! bump-allocated in vertex order into 1 MiB arenas (a throwaway build that never freed
 //! them), so that the pull's chunk reads stream through memory as the CSR's do, BFS stayed
 //! at 1.90 and 1.92× the CSR against 1.91 and 1.89× with the allocator's placement.
+//!
+//! What did pay (2026-11-30, AMD EPYC): the flat snapshot keeps each vertex's first
+//! neighbour beside its degree (`flat.rs`). On the AMD machine the first in-neighbour of
+//! every vertex in id order cost 14–15 ms on the snapshot against 5.7 on the CSR (2.5×, each
+//! vertex prefetched 16 ahead; 4.8 against 1.0 ms with all of it in cache, so the header's
+//! decoding was most of it there), and in BFS's pulls the first in-neighbour is the parent
+//! for four in five of the vertices that find one (the big pull of a BFS from vertex 1:
+//! 430 K of 545 K), while ~400 K isolated vertices are candidates in every pull. With the
+//! first neighbour and the degree in one 8-byte entry, those pulls touch neither the slot
+//! nor the chunk, `prefetch_in` loads no chunk for a vertex of degree one, and an isolated
+//! vertex costs one read of its entry. BFS on the snapshot, 1 thread, three rounds of
+//! separate processes interleaved (`backends_ab bfs`, 15 trials): 39.3–40.4 ms against
+//! 42.8–43.4 (1.70–1.73× the CSR against 1.85–1.87×); in the bench (run 71) 35.0 ms, 1.58×.
+//! In one process BC gained 8 % and CC 5.5 % (their pulls stop early too); MIS was even.
+//! Storing the slot and the entry as one 24-byte record per vertex was slower (41.6–42.4
+//! ms), and loading no chunk ahead at all slower still (+8 %).
 //!
 //! ## Memory
 //!
