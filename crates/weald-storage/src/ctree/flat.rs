@@ -83,8 +83,9 @@ fn flatten<W: Weight>(
     let d = SendPtr(leads.as_mut_ptr());
     vtree::par_for_each_node(t, &|node| {
         let (p, d) = (&p, &d);
-        // A lead is read from the header of the tree's prefix chunk (a cache miss each):
-        // start loading all of the block's at once.
+        // A lead is read from the header of the tree's prefix chunk (a cache miss each; a
+        // walk down the root's left spine when the prefix is empty, one tree in b): start
+        // loading all of the block's at once.
         node.prefetch_trees();
         node.for_each_tree(|k, tree| {
             let k = k as usize;
@@ -336,20 +337,29 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
     }
 
     #[inline]
-    fn fold_in<T: Copy, F: FnMut(T, Vertex, W) -> T>(&self, v: Vertex, init: T, f: F) -> T {
+    fn fold_in<T: Copy, F: FnMut(T, Vertex, W) -> T>(&self, v: Vertex, init: T, mut f: F) -> T {
         assert!(
             self.has_in_edges(),
             "in-trees of a directed C-tree graph were not kept"
         );
-        match self.in_tree(v) {
-            Some(t) => t.fold(v, init, f),
+        let lead = self.in_lead.as_ref().unwrap_or(&self.out_lead);
+        match lead.get(v as usize) {
             None => init,
+            // A vertex of degree one is all in its lead (`prefetch_in` loads no chunk for it).
+            Some(l) if l.deg <= 1 => {
+                if l.deg == 1 {
+                    f(init, l.first, l.w)
+                } else {
+                    init
+                }
+            }
+            Some(_) => self.in_tree(v).map_or(init, |t| t.fold(v, init, f)),
         }
     }
 
     #[inline]
     fn prefetch_in(&self, v: Vertex) {
-        // Past the first neighbour (in the lead), neighbours are read from the chunk.
+        // A vertex of degree one is read from its lead alone (`for_each_in`, `fold_in`).
         let lead = self.in_lead.as_ref().unwrap_or(&self.out_lead);
         if lead.get(v as usize).is_some_and(|l| l.deg > 1) {
             if let Some(t) = self.in_tree(v) {

@@ -250,13 +250,14 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
     for u in 0..g.num_vertices() as Vertex {
         let mut prev = None;
         let mut deg = 0;
-        g.for_each_out(u, |v, w| {
+        let whole = g.for_each_out(u, |v, w| {
             assert!(prev.is_none_or(|p| p < v), "neighbours out of order");
             prev = Some(v);
             deg += 1;
             m.insert((u, v), w);
             true
         });
+        assert!(whole, "a complete out-scan of {u} reports a stop");
         assert_eq!(deg, g.out_degree(u));
         // The look-ahead scan: the same arcs in the same order; `ahead` gets neighbours only,
         // in increasing order, each before `f` gets it (each chunk's elements: all but the
@@ -353,11 +354,12 @@ fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
     let mut m = BTreeMap::new();
     for v in 0..g.num_vertices() as Vertex {
         let mut seen = Vec::new();
-        g.for_each_in(v, |u, w| {
+        let whole = g.for_each_in(v, |u, w| {
             seen.push((u, w));
             m.insert((u, v), w);
             true
         });
+        assert!(whole, "a complete in-scan of {v} reports a stop");
         assert_eq!(seen.len(), g.in_degree(v));
         stops_early(&seen, |f| g.for_each_in(v, f), &format!("in-scan of {v}"));
         // The fold: the same in-arcs, in the same order (the trees' heads included).
