@@ -423,7 +423,10 @@
 //! 42.8–43.4 (1.70–1.73× the CSR against 1.85–1.87×); in the bench (run 71) 35.0 ms, 1.58×.
 //! In one process BC gained 8 % and CC 5.5 % (their pulls stop early too); MIS was even.
 //! Storing the slot and the entry as one 24-byte record per vertex was slower (41.6–42.4
-//! ms), and loading no chunk ahead at all slower still (+8 %).
+//! ms), and loading no chunk ahead at all slower still (+8 %). The cost is in taking the
+//! snapshot, which now decodes each prefix chunk's first element too and writes 8 bytes a
+//! vertex instead of 4: 18.7 ms at 1 thread and 9.5 at 2 (run 73), against 14.8–15.9 and
+//! 8.0–8.3 (runs 69, 70), about what one BFS saves.
 //!
 //! ## Memory
 //!
