@@ -154,12 +154,23 @@ impl<W: Weight> FlatSnapshot<W> {
         self.out.get(v as usize).map(|t| &**t)
     }
 
+    /// The leads and trees of the in-side (the out-side's when no in-trees are kept).
+    #[inline]
+    fn in_side(&self) -> (&[Lead<W>], &[ManuallyDrop<CTree<W>>]) {
+        match (&self.in_lead, &self.inn) {
+            (Some(l), Some(i)) => (l, i),
+            _ => (&self.out_lead, &self.out),
+        }
+    }
+
     #[inline]
     fn in_tree(&self, v: Vertex) -> Option<&CTree<W>> {
-        match &self.inn {
-            Some(i) => i.get(v as usize).map(|t| &**t),
-            None => self.out_tree(v),
-        }
+        self.in_side().1.get(v as usize).map(|t| &**t)
+    }
+
+    #[inline]
+    fn in_lead(&self, v: Vertex) -> Option<&Lead<W>> {
+        self.in_side().0.get(v as usize)
     }
 
     /// Is vertex `v` present?
@@ -321,8 +332,7 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
             self.has_in_edges(),
             "in-trees of a directed C-tree graph were not kept"
         );
-        let lead = self.in_lead.as_ref().unwrap_or(&self.out_lead);
-        lead.get(v as usize).map_or(0, |l| l.deg as usize)
+        self.in_lead(v).map_or(0, |l| l.deg as usize)
     }
 
     fn for_each_in<F: FnMut(Vertex, W) -> bool>(&self, v: Vertex, f: F) -> bool {
@@ -330,10 +340,8 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
             self.has_in_edges(),
             "in-trees of a directed C-tree graph were not kept"
         );
-        match &self.inn {
-            Some(i) => for_each_led(self.in_lead.as_ref().unwrap_or(&self.out_lead), i, v, f),
-            None => for_each_led(&self.out_lead, &self.out, v, f),
-        }
+        let (lead, trees) = self.in_side();
+        for_each_led(lead, trees, v, f)
     }
 
     #[inline]
@@ -342,17 +350,11 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
             self.has_in_edges(),
             "in-trees of a directed C-tree graph were not kept"
         );
-        let lead = self.in_lead.as_ref().unwrap_or(&self.out_lead);
-        match lead.get(v as usize) {
+        match self.in_lead(v) {
             None => init,
+            Some(l) if l.deg == 0 => init,
             // A vertex of degree one is all in its lead (`prefetch_in` loads no chunk for it).
-            Some(l) if l.deg <= 1 => {
-                if l.deg == 1 {
-                    f(init, l.first, l.w)
-                } else {
-                    init
-                }
-            }
+            Some(l) if l.deg == 1 => f(init, l.first, l.w),
             Some(_) => self.in_tree(v).map_or(init, |t| t.fold(v, init, f)),
         }
     }
@@ -360,8 +362,7 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
     #[inline]
     fn prefetch_in(&self, v: Vertex) {
         // A vertex of degree one is read from its lead alone (`for_each_in`, `fold_in`).
-        let lead = self.in_lead.as_ref().unwrap_or(&self.out_lead);
-        if lead.get(v as usize).is_some_and(|l| l.deg > 1) {
+        if self.in_lead(v).is_some_and(|l| l.deg > 1) {
             if let Some(t) = self.in_tree(v) {
                 t.prefetch();
             }
