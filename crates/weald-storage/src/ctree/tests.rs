@@ -315,16 +315,16 @@ fn graph_arcs<G: Graph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
 }
 
 /// A scan (`scan(f)`, with early exit) of a vertex whose neighbours are `want`, stopped by `f`
-/// after its first, second, last and (if it has more) one but last neighbour: it reports the
-/// stop and has given exactly those neighbours, in order. (The flat snapshot gives the first
-/// from the vertex's lead and the rest from its tree.)
-fn stops_early(
-    want: &[(Vertex, i32)],
-    scan: impl Fn(&mut dyn FnMut(Vertex, i32) -> bool) -> bool,
+/// after its first, second, third, last and (if it has more) one but last neighbour: it
+/// reports the stop and has given exactly those neighbours, in order. (The flat snapshot gives
+/// the first from the vertex's lead and the rest from its tree.)
+fn stops_early<W: Copy + PartialEq + std::fmt::Debug>(
+    want: &[(Vertex, W)],
+    scan: impl Fn(&mut dyn FnMut(Vertex, W) -> bool) -> bool,
     what: &str,
 ) {
     let d = want.len();
-    for k in [1, 2, d.saturating_sub(1), d] {
+    for k in [1, 2, 3, d.saturating_sub(1), d] {
         if k == 0 || k > d {
             continue;
         }
@@ -1164,6 +1164,73 @@ fn weighted_arcs<G: Graph<W = i32>>(g: &G) -> Vec<WeightedArc> {
         });
     }
     out
+}
+
+/// The flat snapshot's scans with early exit, its in-scans and its in-fold, unweighted and
+/// with `f64` weights (the models above are `i32`; a lead holds no weight, or an 8-byte one):
+/// vertices of degree 0 to 5, a hub of 300, and a vertex whose in-arcs come from the hub,
+/// with every element a head (b = 1: empty prefixes), some (b = 2) or few (b = 256).
+#[test]
+fn flat_snapshot_scans_of_every_weight_type() {
+    fn check<W: Weight + std::fmt::Debug>(weight: impl Fn(Vertex, Vertex) -> W) {
+        let mut arcs = BTreeMap::new();
+        for u in 1..=30u32 {
+            for k in 0..u % 6 {
+                let v = (u * 7 + k * 13) % 40;
+                arcs.insert((u, v), weight(u, v));
+            }
+        }
+        for v in 40..340u32 {
+            arcs.insert((0, v), weight(0, v));
+            arcs.insert((v, 340), weight(v, 340));
+        }
+        let edges: Vec<(Vertex, Vertex, W)> = arcs.iter().map(|(&(u, v), &w)| (u, v, w)).collect();
+        for b in [1, 2, 256] {
+            let g = CTreeGraph::<W>::new(CTreeOptions {
+                directed: true,
+                in_edges: true,
+                b,
+            });
+            let (g, _) = g.insert_edges(&edges, Combine::Last);
+            let f = FlatSnapshot::new(&g);
+            for u in 0..f.num_vertices() as Vertex {
+                let out: Vec<(Vertex, W)> = arcs
+                    .range((u, 0)..=(u, Vertex::MAX))
+                    .map(|(k, &w)| (k.1, w))
+                    .collect();
+                let inn: Vec<(Vertex, W)> = arcs
+                    .iter()
+                    .filter(|(k, _)| k.1 == u)
+                    .map(|(k, &w)| (k.0, w))
+                    .collect();
+                let what = format!("b = {b}, vertex {u}");
+                for (want, side) in [(&out, "out"), (&inn, "in")] {
+                    let scan = |h: &mut dyn FnMut(Vertex, W) -> bool| match side {
+                        "out" => f.for_each_out(u, h),
+                        _ => f.for_each_in(u, h),
+                    };
+                    let mut got = Vec::new();
+                    assert!(scan(&mut |v, w| {
+                        got.push((v, w));
+                        true
+                    }));
+                    assert_eq!(&got, want, "{side}-scan, {what}");
+                    stops_early(want, scan, &format!("{side}-scan, {what}"));
+                }
+                assert_eq!(f.in_degree(u), inn.len(), "{what}");
+                let (k, all) = f.fold_in(u, (0, true), |(i, ok), v, w| {
+                    (i + 1, ok && inn.get(i) == Some(&(v, w)))
+                });
+                assert!(
+                    k == inn.len() && all,
+                    "in-fold, {what}: {k} of {}",
+                    inn.len()
+                );
+            }
+        }
+    }
+    check::<()>(|_, _| ());
+    check::<f64>(|u, v| u as f64 + v as f64 / 1024.0);
 }
 
 fn graph_arcs_unit<G: Graph<W = ()>>(g: &G) -> usize {
