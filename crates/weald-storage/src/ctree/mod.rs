@@ -337,6 +337,14 @@
 //! 2026-11-29, AMD EPYC): in place, inserts of 10 / 1000 / 1e5 edges 3.2 / 6–7 / 1–2.6 %
 //! faster, deletes 5–9 / 7–9 / 1–2.6 %; each batch a new version, inserts 2.4–2.5 /
 //! 3.8–4.8 / 3.6–5.8 % faster, deletes 3.4–4.4 / 5.3–5.4 / 8–11 %.
+//! Chaining such edits, for a chunk that gets two to four (a hub's chunks in a batch of
+//! 1e5: each planned on the bytes the one before left, the splice taking over when one would
+//! not keep the encoding canonical), was slower in place than one splice (2026-11-30, AMD
+//! EPYC, one process, alternating rounds, both arm orders): inserts of 1e5 −3 to −6 %,
+//! deletes −2 to −7 % (chains of at most two: −3 % and −1 %). Each plan decodes the chunk
+//! from its start up to its element; the splice decodes from the first edit once.
+//! (Sorting each source's arcs of a batch in one sequential pass instead of rayon's
+//! `par_chunk_by_mut` measured the same at 1 thread: +0.7 and −0.4 %.)
 //!
 //! ## Scans (what global algorithms cost)
 //!
