@@ -341,6 +341,18 @@ fn stops_early<W: Copy + PartialEq + std::fmt::Debug>(
     }
 }
 
+/// `fold_in` of `v` gives exactly the in-arcs `want`, in order (the trees' heads included).
+fn folds_in_order<G: InGraph>(g: &G, v: Vertex, want: &[(Vertex, G::W)], what: &str) {
+    let (k, all) = g.fold_in(v, (0, true), |(i, ok), u, w| {
+        (i + 1, ok && want.get(i) == Some(&(u, w)))
+    });
+    assert!(
+        k == want.len() && all,
+        "fold_in, {what}: {k} of {}",
+        want.len()
+    );
+}
+
 /// How many neighbours a look-ahead scan of every vertex hands to `ahead`.
 fn ahead_count<G: Graph>(g: &G) -> usize {
     let c = std::cell::Cell::new(0);
@@ -362,15 +374,7 @@ fn in_arcs<G: InGraph<W = i32>>(g: &G) -> BTreeMap<(Vertex, Vertex), i32> {
         assert!(whole, "a complete in-scan of {v} reports a stop");
         assert_eq!(seen.len(), g.in_degree(v));
         stops_early(&seen, |f| g.for_each_in(v, f), &format!("in-scan of {v}"));
-        // The fold: the same in-arcs, in the same order (the trees' heads included).
-        let (k, all) = g.fold_in(v, (0, true), |(i, ok), u, w| {
-            (i + 1, ok && seen.get(i) == Some(&(u, w)))
-        });
-        assert!(
-            k == seen.len() && all,
-            "fold_in of {v}: {k} of {}",
-            seen.len()
-        );
+        folds_in_order(g, v, &seen, &format!("vertex {v}"));
     }
     m
 }
@@ -1218,14 +1222,7 @@ fn flat_snapshot_scans_of_every_weight_type() {
                     stops_early(want, scan, &format!("{side}-scan, {what}"));
                 }
                 assert_eq!(f.in_degree(u), inn.len(), "{what}");
-                let (k, all) = f.fold_in(u, (0, true), |(i, ok), v, w| {
-                    (i + 1, ok && inn.get(i) == Some(&(v, w)))
-                });
-                assert!(
-                    k == inn.len() && all,
-                    "in-fold, {what}: {k} of {}",
-                    inn.len()
-                );
+                folds_in_order(&f, u, &inn, &what);
             }
         }
     }
