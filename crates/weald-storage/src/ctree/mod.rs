@@ -450,7 +450,11 @@
 //! vertex 56–57 ms against 60–62, but BC 20 % slower (one process, alternating with the
 //! CSR), so not kept. *No division for the group count of `unpack_bits_at`* (the check
 //! that the last group's load stays in the slice done by a multiply): no change in a full
-//! scan (60.5 against 60.1 ms) or BFS.
+//! scan (60.5 against 60.1 ms) or BFS. *A two-stage look-ahead in the pulls*
+//! (`visit_candidates` finding the candidates two words ahead and prefetching their entries
+//! and slots, the chunks one word ahead as before; the CSR its offsets): both backends
+//! slower, the CSR 26.0–26.4 ms against 23.9–24.2 and the snapshot 39.7–40.5 against
+//! 38.6–39.8; with the slots alone prefetched early and nothing for the CSR, no better.
 //!
 //! ## Memory
 //!
