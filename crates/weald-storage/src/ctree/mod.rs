@@ -441,14 +441,15 @@
 //! 88 K of the 545 K find their parent at the second in-neighbour, and only ~30 K vertices
 //! (against ~120 K) would read a chunk; yet BFS on the snapshot took 39.7–40.5 ms against
 //! 37.4–37.6 (processes running only the snapshot's BFS, 25 trials), so the entries' density
-//! counts for more than the chunks they spare. A profile of the pulls (same build, `perf`,
-//! instruction samples) splits the snapshot's pull loop into the look-ahead (entry, slot,
+//! counts for more than the chunks they spare. A profile of the pulls (the one-neighbour
+//! code, `perf` instruction samples, one process per backend, 40 BFS each) splits the snapshot's pull loop into the look-ahead (entry, slot,
 //! chunk prefetch: as many samples as the CSR's offset-and-prefetch), the visit of the entry
 //! and first neighbour (more samples than the CSR's whole visit) and the chunk scans (~30 %).
 //! *An AVX2 build of the group decoders* (`decode8` with `target_feature`, picked at run
 //! time; LLVM gathers the 8 words and shifts them in one `vpsrlvd`): a full in-scan of every
 //! vertex 56–57 ms against 60–62, but BC 20 % slower (one process, alternating with the
-//! CSR), so not kept. *No division for the group count of `unpack_bits_at`* (the check
+//! CSR; built without the run-time check, BC over the CSR 1.74–2.09 against 1.56–1.87 in a
+//! noisy hour), so not kept. *No division for the group count of `unpack_bits_at`* (the check
 //! that the last group's load stays in the slice done by a multiply): no change in a full
 //! scan (60.5 against 60.1 ms) or BFS. *A two-stage look-ahead in the pulls*
 //! (`visit_candidates` finding the candidates two words ahead and prefetching their entries
