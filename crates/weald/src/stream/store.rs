@@ -1254,10 +1254,7 @@ where
         let batch_size = self.opts.batch_size.max(1);
         loop {
             let wait = if members.is_empty() {
-                // Idle: wake for a due fsync.
-                self.wal
-                    .sync_due()
-                    .map(|t| t.saturating_duration_since(Instant::now()))
+                None // idle (the log's `interval` flushes run on a thread of their own)
             } else if self.opts.max_wait.is_zero() {
                 Some(Duration::ZERO)
             } else {
@@ -1305,17 +1302,8 @@ where
                     stopping = true;
                     true
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    if members.is_empty() {
-                        if self.wal.sync_due().is_some_and(|t| t <= Instant::now()) {
-                            if let Err(e) = self.wal.sync() {
-                                self.fail(format!("syncing the log failed: {e}"));
-                            }
-                        }
-                        continue;
-                    }
-                    true
-                }
+                // The batch waited `max_wait` (an idle writer waits without a timeout).
+                Err(RecvTimeoutError::Timeout) => !members.is_empty(),
             };
             if !seal {
                 continue;

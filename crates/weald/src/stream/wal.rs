@@ -22,6 +22,7 @@ use super::update::Update;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use weald_graph::{Result, WealdError, Weight};
 
@@ -43,9 +44,10 @@ pub enum Fsync {
     /// `fsync` after every batch, before it is acknowledged: an acknowledged update survives a
     /// process crash, an OS crash and a power failure.
     Always,
-    /// `fsync` at most this long after a batch is written (checked after each batch and while
-    /// idle). A batch is acknowledged once it is written to the OS: it survives a process crash;
-    /// an OS crash or power failure can lose the batches of the last interval.
+    /// `fsync` at most this long after a batch is written, by a thread of the log's own (the
+    /// writer does not wait for it). A batch is acknowledged once it is written to the OS: it
+    /// survives a process crash; an OS crash or power failure can lose the batches of the last
+    /// interval (and of an `fsync` still running).
     Interval(Duration),
     /// Never `fsync` the log (the OS writes it back in its own time; clean shutdown does sync).
     /// Survives a process crash; an OS crash or power failure can lose everything the OS had
@@ -183,7 +185,8 @@ pub(crate) struct Wal {
     records_in_segment: u64,
     /// (first version, path) of every segment, the active one last.
     segments: Vec<(u64, PathBuf)>,
-    unsynced: Option<Instant>,
+    /// With [`Fsync::Interval`], the thread that flushes the active segment.
+    flusher: Option<Flusher>,
     written: u64,
     /// Called after a rotation with the new segment's first version.
     pub on_rotate: Option<Box<dyn FnMut(u64) + Send>>,
@@ -215,7 +218,7 @@ impl Wal {
                     // it would create a segment of the same name.
                     records_in_segment: (len > HEADER as u64) as u64,
                     segments,
-                    unsynced: None,
+                    flusher: None,
                     written: 0,
                     on_rotate: None,
                 }
@@ -232,19 +235,22 @@ impl Wal {
                     len: HEADER as u64,
                     records_in_segment: 0,
                     segments,
-                    unsynced: None,
+                    flusher: None,
                     written: 0,
                     on_rotate: None,
                 }
             }
         };
-        w.unsynced = None;
+        if let Fsync::Interval(d) = w.opts.fsync {
+            w.flusher = Some(Flusher::start(&w.file, &w.path, d)?);
+        }
         Ok(w)
     }
 
     /// Append one encoded record holding `version`. Rotates first if the active segment is
     /// full. With `Fsync::Always` the record is on stable storage when this returns.
     pub(crate) fn append(&mut self, rec: &[u8], version: u64) -> Result<()> {
+        self.flusher_ok()?;
         if self.len >= self.opts.segment_bytes && self.records_in_segment > 0 {
             self.rotate(version)?;
         }
@@ -270,34 +276,34 @@ impl Wal {
         self.written += rec.len() as u64;
         self.len += rec.len() as u64;
         self.records_in_segment += 1;
-        match self.opts.fsync {
-            Fsync::Always => self.sync()?,
-            Fsync::Interval(d) => {
-                let since = *self.unsynced.get_or_insert_with(Instant::now);
-                if since.elapsed() >= d {
-                    self.sync()?;
-                }
-            }
-            Fsync::Never => {}
+        match (self.opts.fsync, &self.flusher) {
+            (Fsync::Always, _) => self.sync()?,
+            (Fsync::Interval(_), Some(f)) => f.wrote(),
+            _ => {}
         }
         Ok(())
     }
 
-    /// When the next interval `fsync` is due (for the writer's idle wait).
-    pub(crate) fn sync_due(&self) -> Option<Instant> {
-        match (self.opts.fsync, self.unsynced) {
-            (Fsync::Interval(d), Some(t)) => Some(t + d),
-            _ => None,
-        }
-    }
-
-    /// Flush written records to stable storage.
+    /// Flush written records to stable storage, now, on this thread.
     pub(crate) fn sync(&mut self) -> Result<()> {
+        self.flusher_ok()?;
         self.file
             .sync_data()
             .map_err(|e| WealdError::io(&self.path, e))?;
-        self.unsynced = None;
+        if let Some(f) = &self.flusher {
+            f.synced();
+        }
         Ok(())
+    }
+
+    /// The first failure of a background `fsync`, as an error: after one, what the OS kept of
+    /// the log is unknown (a later `fsync` may succeed without the lost pages), so the log
+    /// takes no more records.
+    fn flusher_ok(&self) -> Result<()> {
+        match self.flusher.as_ref().and_then(Flusher::failure) {
+            Some((path, e)) => Err(WealdError::io(&path, e)),
+            None => Ok(()),
+        }
     }
 
     fn rotate(&mut self, first: u64) -> Result<()> {
@@ -306,6 +312,9 @@ impl Wal {
             self.sync()?;
         }
         let (file, path) = create_segment(&self.dir, first)?;
+        if let Some(f) = &self.flusher {
+            f.follow(&file, &path)?;
+        }
         self.file = file;
         self.path = path.clone();
         self.len = HEADER as u64;
@@ -334,6 +343,138 @@ impl Wal {
 
     pub(crate) fn num_segments(&self) -> usize {
         self.segments.len()
+    }
+}
+
+/// The flushing thread of [`Fsync::Interval`]: it `fsync`s the active segment at most the
+/// interval after a record is written, so the writer never waits for the disk. (When the
+/// writer flushed by itself after a batch that found the interval passed, that batch and the
+/// ones sent meanwhile waited the `fsync` out: on the 2-core benchmark machine, with BFS on
+/// both cores, visibility p99 2-3 ms against 65 µs with `never`.)
+struct Flusher {
+    shared: Arc<FlushShared>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+struct FlushShared {
+    state: Mutex<FlushState>,
+    cv: Condvar,
+}
+
+struct FlushState {
+    /// A second handle of the active segment, and its path (for errors).
+    file: Arc<File>,
+    path: PathBuf,
+    /// When the oldest record that no `fsync` started since covers was written.
+    dirty_since: Option<Instant>,
+    stop: bool,
+    /// The first failed `fsync`: (segment, error).
+    failed: Option<(PathBuf, std::io::ErrorKind, String)>,
+}
+
+impl Flusher {
+    fn start(file: &File, path: &Path, interval: Duration) -> Result<Flusher> {
+        let shared = Arc::new(FlushShared {
+            state: Mutex::new(FlushState {
+                file: Arc::new(file.try_clone().map_err(|e| WealdError::io(path, e))?),
+                path: path.to_path_buf(),
+                dirty_since: None,
+                stop: false,
+                failed: None,
+            }),
+            cv: Condvar::new(),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("weald-wal-sync".into())
+            .spawn(move || s.run(interval))
+            .map_err(|e| WealdError::io(path, e))?;
+        Ok(Flusher {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// A record was written: flush within the interval.
+    fn wrote(&self) {
+        let mut st = self.shared.lock();
+        if st.dirty_since.is_none() {
+            st.dirty_since = Some(Instant::now());
+            self.shared.cv.notify_one();
+        }
+    }
+
+    /// The writer flushed everything written so far itself.
+    fn synced(&self) {
+        self.shared.lock().dirty_since = None;
+    }
+
+    /// Flush `file` (the new active segment) from now on; the writer synced the old one.
+    fn follow(&self, file: &File, path: &Path) -> Result<()> {
+        let f = Arc::new(file.try_clone().map_err(|e| WealdError::io(path, e))?);
+        let mut st = self.shared.lock();
+        st.file = f;
+        st.path = path.to_path_buf();
+        st.dirty_since = None;
+        Ok(())
+    }
+
+    fn failure(&self) -> Option<(PathBuf, std::io::Error)> {
+        let st = self.shared.lock();
+        st.failed.as_ref().map(|(p, k, m)| {
+            (
+                p.clone(),
+                std::io::Error::new(*k, format!("a background fsync failed: {m}")),
+            )
+        })
+    }
+}
+
+impl FlushShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FlushState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn run(&self, interval: Duration) {
+        let mut st = self.lock();
+        while !st.stop {
+            let Some(since) = st.dirty_since else {
+                st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            let now = Instant::now();
+            if now < since + interval {
+                st = self
+                    .cv
+                    .wait_timeout(st, since + interval - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                continue;
+            }
+            // Records written from here on wait for the next round.
+            st.dirty_since = None;
+            let (file, path) = (st.file.clone(), st.path.clone());
+            drop(st);
+            let r = file.sync_data();
+            st = self.lock();
+            if let Err(e) = r {
+                if st.failed.is_none() {
+                    st.failed = Some((path, e.kind(), e.to_string()));
+                }
+                // The log takes no more records (see `Wal::flusher_ok`): nothing left to do.
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.cv.notify_one();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -538,4 +679,84 @@ pub(crate) fn truncate(path: &Path, len: u64) -> Result<()> {
     f.set_len(len)
         .and_then(|_| f.sync_all())
         .map_err(|e| WealdError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::update::Update;
+
+    fn interval_log(dir: &Path, every: Duration, segment_bytes: u64) -> Wal {
+        let opts = WalOptions {
+            fsync: Fsync::Interval(every),
+            segment_bytes,
+            fail_after_bytes: None,
+        };
+        Wal::open(dir, opts, Vec::new(), None, 1).unwrap()
+    }
+
+    fn record(version: u64) -> Vec<u8> {
+        let mut rec = Vec::new();
+        let ups: [Update<()>; 1] = [Update::InsertEdge(1, 2, ())];
+        encode_record(version, 0, version, &ups, &mut rec).unwrap();
+        rec
+    }
+
+    fn dirty(w: &Wal) -> bool {
+        w.flusher
+            .as_ref()
+            .unwrap()
+            .shared
+            .lock()
+            .dirty_since
+            .is_some()
+    }
+
+    #[test]
+    fn interval_flushes_run_on_their_own_thread_and_follow_rotation() {
+        let t = tempfile::tempdir().unwrap();
+        // A long interval: the write stays unflushed until the writer syncs itself.
+        let mut w = interval_log(t.path(), Duration::from_secs(3600), 1 << 20);
+        w.append(&record(1), 1).unwrap();
+        assert!(dirty(&w), "a written record waits for a flush");
+        w.sync().unwrap();
+        assert!(!dirty(&w), "the writer's own sync covers what it wrote");
+        drop(w); // stops and joins the flushing thread (a hang here fails the test run)
+
+        // A short interval: the thread flushes a written record without the writer.
+        let t = tempfile::tempdir().unwrap();
+        let mut w = interval_log(t.path(), Duration::from_millis(1), 40);
+        w.append(&record(1), 1).unwrap();
+        let t0 = Instant::now();
+        while dirty(&w) && t0.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!dirty(&w), "no background flush within 30 s");
+        // Segments of 40 bytes (a header and part of a record): the next record starts a new one, which the thread follows.
+        w.append(&record(2), 2).unwrap();
+        assert_eq!(w.num_segments(), 2);
+        let followed = w.flusher.as_ref().unwrap().shared.lock().path.clone();
+        assert_eq!(followed, w.path);
+        assert_ne!(followed, w.segments[0].1);
+    }
+
+    #[test]
+    fn a_failed_background_flush_stops_the_log() {
+        let t = tempfile::tempdir().unwrap();
+        let mut w = interval_log(t.path(), Duration::from_secs(3600), 1 << 20);
+        w.append(&record(1), 1).unwrap();
+        let len = fs::metadata(&w.path).unwrap().len();
+        // What the thread records when `fsync` fails (an I/O error cannot be provoked here).
+        w.flusher.as_ref().unwrap().shared.lock().failed =
+            Some((w.path.clone(), std::io::ErrorKind::Other, "EIO".into()));
+        for e in [w.append(&record(2), 2).unwrap_err(), w.sync().unwrap_err()] {
+            let msg = e.to_string();
+            assert!(msg.contains("a background fsync failed: EIO"), "{msg}");
+        }
+        assert_eq!(
+            fs::metadata(&w.path).unwrap().len(),
+            len,
+            "nothing written after it"
+        );
+    }
 }
