@@ -15,6 +15,15 @@ struct Model {
     edges: BTreeMap<(Vertex, Vertex), i32>,
 }
 
+/// The model after `ups`, applied in order.
+fn model_of<'a>(ups: impl IntoIterator<Item = &'a Update<i32>>) -> Model {
+    let mut m = Model::default();
+    for u in ups {
+        m.apply(u);
+    }
+    m
+}
+
 impl Model {
     fn key(u: Vertex, v: Vertex) -> (Vertex, Vertex) {
         (u.min(v), u.max(v))
@@ -130,10 +139,7 @@ fn batches_equal_sequential_application_and_survive_reopen() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     let ups = stream(20_000, 300, 1);
-    let mut model = Model::default();
-    for u in &ups {
-        model.apply(u);
-    }
+    let model = model_of(&ups);
     let s = create(&dir, opts(97));
     let v = feed(&s, &ups, 1);
     check(s.acquire().graph(), &model, "live");
@@ -142,10 +148,7 @@ fn batches_equal_sequential_application_and_survive_reopen() {
     let vs = s.versions().unwrap();
     assert!(vs.len() >= 2);
     for info in &vs {
-        let mut m = Model::default();
-        for u in &ups[..info.tag as usize] {
-            m.apply(u);
-        }
+        let m = model_of(&ups[..info.tag as usize]);
         check(
             s.snapshot_at(info.version).unwrap().graph(),
             &m,
@@ -171,10 +174,7 @@ fn interval_flushes_alongside_rotation_lose_nothing() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     let ups = stream(5_000, 200, 7);
-    let mut model = Model::default();
-    for u in &ups {
-        model.apply(u);
-    }
+    let model = model_of(&ups);
     let o = || StoreOptions {
         fsync: Fsync::Interval(std::time::Duration::from_millis(1)),
         segment_bytes: 2_000,
@@ -197,10 +197,7 @@ fn checkpoints_bound_the_log_and_recovery_uses_them() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     let ups = stream(30_000, 500, 2);
-    let mut model = Model::default();
-    for u in &ups {
-        model.apply(u);
-    }
+    let model = model_of(&ups);
     let events = Arc::new(std::sync::Mutex::new(Vec::new()));
     let ev = events.clone();
     let o = StoreOptions {
@@ -287,20 +284,14 @@ fn torn_tail_is_cut_and_reported() {
         kept < 2_000 && kept > 1_000,
         "the last whole batch is kept: {kept}"
     );
-    let mut m = Model::default();
-    for u in &ups[..kept] {
-        m.apply(u);
-    }
+    let m = model_of(&ups[..kept]);
     check(s.acquire().graph(), &m, "prefix");
     // The log continues cleanly after the cut.
     feed(&s, &ups[kept..], 100);
     s.close().unwrap();
     let s = Store::<i32>::open(&dir, opts(100)).unwrap();
     assert!(s.recovery().dropped.is_none());
-    let mut m = Model::default();
-    for u in &ups {
-        m.apply(u);
-    }
+    let m = model_of(&ups);
     check(s.acquire().graph(), &m, "after continuing");
     let v = s.version();
     drop(s);
@@ -362,10 +353,7 @@ fn a_log_cut_back_to_its_header_continues_in_place() {
     assert_eq!(fs::metadata(&seg).unwrap().len(), 32);
     let kept = s.recovery().tag as usize;
     assert_eq!(kept, 900);
-    let mut m = Model::default();
-    for u in ups[..kept].iter().chain(&ups[1_000..]) {
-        m.apply(u);
-    }
+    let m = model_of(ups[..kept].iter().chain(&ups[1_000..]));
     // Continue, with checkpoints that remove the log they cover.
     let p = s.producer();
     for (i, chunk) in ups[1_000..].chunks(100).enumerate() {
@@ -490,10 +478,7 @@ fn damaged_newest_checkpoint_falls_back_without_loss() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     let ups = stream(4_000, 200, 5);
-    let mut model = Model::default();
-    for u in &ups {
-        model.apply(u);
-    }
+    let mut model = model_of(&ups);
     let s = create(&dir, opts(100));
     feed(&s, &ups[..2_000], 100);
     s.checkpoint().unwrap().wait().unwrap();
@@ -679,10 +664,7 @@ fn full_disk_fails_the_batch_and_loses_nothing_acknowledged() {
         s.recovery().dropped.is_some(),
         "the partial record is reported"
     );
-    let mut m = Model::default();
-    for u in &ups[..acked] {
-        m.apply(u);
-    }
+    let m = model_of(&ups[..acked]);
     check(s.acquire().graph(), &m, "after full disk");
 }
 
@@ -716,10 +698,7 @@ fn batches_stay_within_the_log_record_limit() {
     let s = Store::<i32>::open(&dir, opts(usize::MAX)).unwrap();
     assert!(s.recovery().dropped.is_none(), "{:?}", s.recovery().dropped);
     assert_eq!(s.recovery().records_replayed, v);
-    let mut m = Model::default();
-    for u in &ups {
-        m.apply(u);
-    }
+    let m = model_of(&ups);
     check(s.acquire().graph(), &m, "after reopen");
     // The log's records are all within the lowered limit: one per version, together holding
     // every update (each takes at least 2 bytes), so there are at least 4 of them.
@@ -835,13 +814,7 @@ fn replay_merges_unretained_records_and_rebuilds_retained_versions() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     let ups = stream(12_000, 200, 7);
-    let model_at = |tag: u64| {
-        let mut m = Model::default();
-        for u in &ups[..tag as usize] {
-            m.apply(u);
-        }
-        m
-    };
+    let model_at = |tag: u64| model_of(&ups[..tag as usize]);
     let keep = |last: usize, newer_than: Option<Duration>| StoreOptions {
         retention: Retention { last, newer_than },
         checkpoint_every: 0,
