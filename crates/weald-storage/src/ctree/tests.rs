@@ -1469,6 +1469,49 @@ fn ctree_measure_small() {
     );
 }
 
+/// A graph built from a CSR gives each block with an id without edges one spare slot in its
+/// tree array, so that the id's first edge is added in place; a block whose ids all have
+/// edges is exact.
+#[test]
+fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
+    let k = vtree::K as Vertex;
+    // Block 0: ids 0..4 have edges (0-1, 2-3), the others none. Block 1: every id has one.
+    let mut el = EdgeList::<i32>::new(2 * k as usize);
+    el.push(0, 1, 1);
+    el.push(2, 3, 1);
+    for v in (k..2 * k).step_by(2) {
+        el.push(v, v + 1, 1);
+    }
+    let bo = BuildOptions {
+        directed: false,
+        ..Default::default()
+    };
+    let (csr, _) = Csr::build(el, &bo).unwrap();
+    let mut g = CTreeGraph::from_csr(&csr, 16);
+    let array = |g: &CTreeGraph<i32>, key| vtree::block_array(g.vertex_roots().0, key).unwrap();
+    assert_eq!(array(&g, 0).1, 5, "four trees and a spare");
+    assert_eq!(
+        array(&g, 1).1,
+        k as usize,
+        "no spare where every id has edges"
+    );
+    // Id 5's first edge takes the spare, in place.
+    let before = array(&g, 0);
+    let r = g.insert_edges_mut(&[(5, k, 7)], Combine::Min);
+    assert_eq!(r.inserted, 1);
+    assert_eq!(array(&g, 0), before, "the first edge of id 5: in place");
+    // Id 9's has no slot left: a new array, with a spare again.
+    g.insert_edges_mut(&[(9, k + 2, 8)], Combine::Min);
+    assert_ne!(array(&g, 0).0, before.0);
+    assert_eq!(array(&g, 0).1, 7, "six trees and a spare");
+    for (u, v, w) in [(5, k, 7), (9, k + 2, 8), (0, 1, 1), (2, 3, 1)] {
+        assert_eq!(g.find_edge(u, v), Some(w));
+        assert_eq!(g.find_edge(v, u), Some(w));
+    }
+    assert_eq!(g.num_edges(), 4 + k as usize / 2);
+    g.check();
+}
+
 #[test]
 fn apply_mut_reuses_unshared_nodes_and_copies_shared_ones() {
     let opts = CTreeOptions::default();

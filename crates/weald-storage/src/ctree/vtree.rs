@@ -123,7 +123,11 @@ pub(crate) struct Block<W: Weight> {
     /// The non-empty trees, in id order, then any spare slots (empty trees): an array
     /// edited in place keeps the slots its ids' trees left and gets one spare when it grows
     /// ([`update_block_mut`]), so that ids gaining and losing their edges (the churn of
-    /// update streams) do not make a new array each time. Arrays built otherwise are exact.
+    /// update streams) do not make a new array each time. A graph built from sorted trees
+    /// ([`VTree::from_sorted`]: from a CSR, a checkpoint) gives one spare to each block with
+    /// an id without edges, so that the first edge such an id gains is added in place too
+    /// (16 bytes a block; RMAT scale 20, where 40 % of the vertices have no edges: 2.74 →
+    /// 2.77 bytes per arc). Path copying makes exact arrays.
     trees: Arc<[CTree<W>]>,
 }
 
@@ -432,6 +436,15 @@ impl<W: Weight> Slots<W> {
         }
     }
 
+    /// Bit `i`: id offset `i` has a tree.
+    fn nonempty_mask(&self) -> Mask {
+        let mut nonempty: Mask = 0;
+        for (i, s) in self.trees.iter().enumerate() {
+            nonempty |= (s.is_some() as Mask) << i;
+        }
+        nonempty
+    }
+
     /// The block, and its arcs; `None` if no id is present.
     fn finish(self) -> Option<(Block<W>, u64)> {
         self.finish_spare(0)
@@ -442,10 +455,7 @@ impl<W: Weight> Slots<W> {
         if self.present == 0 {
             return None;
         }
-        let mut nonempty: Mask = 0;
-        for (i, s) in self.trees.iter().enumerate() {
-            nonempty |= (s.is_some() as Mask) << i;
-        }
+        let nonempty = self.nonempty_mask();
         debug_assert_eq!(nonempty & !self.present, 0);
         let len = nonempty.count_ones() as usize;
         let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len + spare);
@@ -544,6 +554,17 @@ fn built_arcs<W: Weight>(blocks: &[Built<W>]) -> u64 {
     blocks.iter().map(|b| b.1.as_ref().map_or(0, |b| b.1)).sum()
 }
 
+/// The tree array of block `key` (its address and length), for tests of in-place updates.
+#[cfg(test)]
+pub(crate) fn block_array<W: Weight>(t: &VLink<W>, key: u32) -> Option<(*const CTree<W>, usize)> {
+    find_block(t, key).map(|n| {
+        (
+            Arc::as_ptr(&n.block.trees) as *const CTree<W>,
+            n.block.trees.len(),
+        )
+    })
+}
+
 /// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present):
 /// the tree and its arcs.
 fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
@@ -556,7 +577,10 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
             for (v, t) in g.iter_mut() {
                 slots.put((*v as usize) & (K - 1), t.take().unwrap());
             }
-            (block_of(g[0].0), slots.finish())
+            // A block with an id that has no edges gets a spare slot for the first one (see
+            // `Block::trees`).
+            let spare = usize::from(slots.nonempty_mask().count_ones() < K as u32);
+            (block_of(g[0].0), slots.finish_spare(spare))
         })
         .collect();
     let arcs = built_arcs(&blocks);
