@@ -436,15 +436,6 @@ impl<W: Weight> Slots<W> {
         }
     }
 
-    /// Bit `i`: id offset `i` has a tree.
-    fn nonempty_mask(&self) -> Mask {
-        let mut nonempty: Mask = 0;
-        for (i, s) in self.trees.iter().enumerate() {
-            nonempty |= (s.is_some() as Mask) << i;
-        }
-        nonempty
-    }
-
     /// The block, and its arcs; `None` if no id is present.
     fn finish(self) -> Option<(Block<W>, u64)> {
         self.finish_spare(0)
@@ -455,7 +446,10 @@ impl<W: Weight> Slots<W> {
         if self.present == 0 {
             return None;
         }
-        let nonempty = self.nonempty_mask();
+        let mut nonempty: Mask = 0;
+        for (i, s) in self.trees.iter().enumerate() {
+            nonempty |= (s.is_some() as Mask) << i;
+        }
         debug_assert_eq!(nonempty & !self.present, 0);
         let len = nonempty.count_ones() as usize;
         let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len + spare);
@@ -579,7 +573,7 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
             }
             // A block with an id that has no edges gets a spare slot for the first one (see
             // `Block::trees`).
-            let spare = usize::from(slots.nonempty_mask().count_ones() < K as u32);
+            let spare = usize::from(slots.trees.iter().any(Option::is_none));
             (block_of(g[0].0), slots.finish_spare(spare))
         })
         .collect();

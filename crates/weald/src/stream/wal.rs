@@ -276,10 +276,11 @@ impl Wal {
         self.written += rec.len() as u64;
         self.len += rec.len() as u64;
         self.records_in_segment += 1;
-        match (self.opts.fsync, &self.flusher) {
-            (Fsync::Always, _) => self.sync()?,
-            (Fsync::Interval(_), Some(f)) => f.wrote(),
-            _ => {}
+        if self.opts.fsync == Fsync::Always {
+            self.sync()?;
+        }
+        if let Some(f) = &self.flusher {
+            f.wrote();
         }
         Ok(())
     }
@@ -452,13 +453,9 @@ impl FlushShared {
     fn run(&self, interval: Duration) {
         let mut st = self.lock();
         while !st.stop {
-            let Some(since) = st.dirty_since else {
-                st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
-                continue;
-            };
-            // (An interval too long to add is never due: the writer's syncs at rotation and
-            // close still run.)
-            let Some(due) = since.checked_add(interval) else {
+            // Nothing written, or an interval too long to add (never due: the writer's syncs
+            // at rotation and close still run): wait for a write.
+            let Some(due) = st.dirty_since.and_then(|t| t.checked_add(interval)) else {
                 st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
                 continue;
             };
