@@ -1504,11 +1504,21 @@ fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
     g.insert_edges_mut(&[(9, k + 2, 8)], Combine::Min);
     assert_ne!(array(&g, 0).0, before.0);
     assert_eq!(array(&g, 0).1, 7, "six trees and a spare");
-    for (u, v, w) in [(5, k, 7), (9, k + 2, 8), (0, 1, 1), (2, 3, 1)] {
+    // Id 4 ranks below ids 5 and 9: their trees move up a slot into the spare, in place.
+    let before = array(&g, 0);
+    g.insert_edges_mut(&[(4, k + 4, 6)], Combine::Min);
+    assert_eq!(array(&g, 0), before, "the first edge of id 4: in place");
+    for (u, v, w) in [
+        (4, k + 4, 6),
+        (5, k, 7),
+        (9, k + 2, 8),
+        (0, 1, 1),
+        (2, 3, 1),
+    ] {
         assert_eq!(g.find_edge(u, v), Some(w));
         assert_eq!(g.find_edge(v, u), Some(w));
     }
-    assert_eq!(g.num_edges(), 4 + k as usize / 2);
+    assert_eq!(g.num_edges(), 5 + k as usize / 2);
     g.check();
 }
 

@@ -1378,8 +1378,9 @@ where
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
     let base = key << LOG_K;
-    // The usual case (most blocks a batch touches get one id): an id with edges, in an array
-    // that nothing else holds, is updated in its slot, without the per-id arrays below.
+    // The usual case (most blocks a batch touches get one id): one id, in an array that
+    // nothing else holds, is updated in its slot (or given one), without the per-id arrays
+    // below.
     if let [(v, it)] = items {
         debug_assert_eq!(block_of(*v), key);
         let i = (v - base) as usize;
@@ -1405,6 +1406,29 @@ where
                 }
                 return block.present != 0;
             }
+        } else if let Some(trees) = super::unique_mut(&mut block.trees)
+            .filter(|t| (block.nonempty.count_ones() as usize) < t.len())
+        {
+            // An id without edges (or absent) in an array with a spare slot: its new tree, if
+            // not empty, takes its rank, the trees from there to the first spare moving up a
+            // slot (the first edge of an id: 38 % of the trees an RMAT batch of 1e5 touches
+            // on RMAT scale 20, the graph's edgeless ids).
+            let present = block.present >> i & 1 == 1;
+            let empty = CTree::default();
+            match f(*v, present.then_some(Cur::Shared(&empty)), it) {
+                None => block.present &= !(1 << i),
+                Some(t) => {
+                    block.present |= 1 << i;
+                    if !t.is_empty() {
+                        let (r, spare) = (rank(block.nonempty, i), block.nonempty.count_ones());
+                        *own += t.len() as i64;
+                        trees[r..=spare as usize].rotate_right(1);
+                        trees[r] = t;
+                        block.nonempty |= 1 << i;
+                    }
+                }
+            }
+            return block.present != 0;
         }
     }
     let empty = CTree::default();
