@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use weald::stream::{Event, Fsync, Layout, Retention, Store, StoreOptions, Update};
 use weald::{Graph, Vertex, WealdError};
 
@@ -666,6 +666,47 @@ fn full_disk_fails_the_batch_and_loses_nothing_acknowledged() {
     );
     let m = model_of(&ups[..acked]);
     check(s.acquire().graph(), &m, "after full disk");
+}
+
+#[test]
+fn a_failed_background_fsync_stops_an_idle_store_at_once() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let s = create(
+        &dir,
+        StoreOptions {
+            fsync: Fsync::Interval(Duration::from_millis(1)),
+            fail_background_sync: true,
+            ..opts(10)
+        },
+    );
+    let p = s.producer();
+    // `interval` acknowledges before the flush, which then fails.
+    let v = p
+        .send_all(vec![Update::InsertEdge(1, 2, 3)])
+        .unwrap()
+        .wait()
+        .unwrap();
+    // The store hears of it without another batch.
+    let t0 = Instant::now();
+    while s.failure().is_none() && t0.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let why = s
+        .failure()
+        .expect("the failure was not reported within 30 s");
+    assert!(why.contains("a background fsync failed"), "{why}");
+    assert!(why.contains("simulated failure"), "{why}");
+    // Nothing more is accepted, and nothing of it applied.
+    let e = p
+        .send_all(vec![Update::InsertEdge(4, 5, 6)])
+        .unwrap()
+        .wait()
+        .unwrap_err();
+    assert!(e.to_string().contains(&why), "{e}");
+    assert!(p.flush().unwrap().wait().is_err());
+    assert_eq!(s.version(), v);
+    assert!(s.close().is_err());
 }
 
 #[test]

@@ -178,6 +178,9 @@ pub struct StoreOptions {
     /// were written by this process.
     #[doc(hidden)]
     pub fail_after_bytes: Option<u64>,
+    /// Testing only: with `Fsync::Interval`, every background `fsync` fails.
+    #[doc(hidden)]
+    pub fail_background_sync: bool,
     /// Testing only: background checkpoints sleep this long between writing their temporary
     /// file and installing it (so a crash test can kill the process in that window).
     #[doc(hidden)]
@@ -201,6 +204,7 @@ impl Default for StoreOptions {
             on_commit: None,
             on_event: None,
             fail_after_bytes: None,
+            fail_background_sync: false,
             checkpoint_pause: None,
             max_record_bytes: None,
         }
@@ -507,6 +511,14 @@ impl<W: Weight> Shared<W> {
         let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
         h.kept.get(&v).cloned()
     }
+
+    /// Stop taking updates, for `why` (the first failure is the one kept).
+    fn fail(&self, why: String) {
+        let mut f = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(why);
+        }
+    }
 }
 
 /// A durable, versioned graph in a data directory: one writer thread applies batches from any
@@ -802,6 +814,7 @@ where
             fsync: opts.fsync,
             segment_bytes: opts.segment_bytes.max(1),
             fail_after_bytes: opts.fail_after_bytes,
+            fail_background_sync: opts.fail_background_sync,
         };
         // Segments before the last one stay listed so that checkpoints can remove them.
         let all_segments = wal::list_segments(&waldir)?;
@@ -824,6 +837,12 @@ where
             failed: Mutex::new(None),
             checkpoint_files: Mutex::new(unreadable_checkpoints),
         });
+        // A failed background `fsync` (`interval`) stops the store at once, not at the next
+        // batch: `failure` reports it and no later update is acknowledged.
+        {
+            let shared = shared.clone();
+            wal.on_flush_failure(move |e| shared.fail(format!("syncing the log failed: {e}")));
+        }
         let (tx, rx) = mpsc::channel();
         let max_bytes = (opts
             .max_record_bytes
@@ -1361,10 +1380,7 @@ where
     }
 
     fn fail(&self, why: String) {
-        let mut f = self.shared.failed.lock().unwrap_or_else(|e| e.into_inner());
-        if f.is_none() {
-            *f = Some(why);
-        }
+        self.shared.fail(why);
     }
 
     fn commit(

@@ -173,6 +173,8 @@ pub(crate) struct WalOptions {
     pub segment_bytes: u64,
     /// Simulate a full disk: fail every write once this many record bytes were written.
     pub fail_after_bytes: Option<u64>,
+    /// Simulate a failing disk: every `fsync` of the flushing thread fails.
+    pub fail_background_sync: bool,
 }
 
 /// The appending end of the log (owned by the writer thread).
@@ -242,7 +244,7 @@ impl Wal {
             }
         };
         if let Fsync::Interval(d) = w.opts.fsync {
-            w.flusher = Some(Flusher::start(&w.path, d)?);
+            w.flusher = Some(Flusher::start(&w.path, d, w.opts.fail_background_sync)?);
         }
         Ok(w)
     }
@@ -304,8 +306,24 @@ impl Wal {
     /// takes no more records.
     fn flusher_ok(&self) -> Result<()> {
         match self.flusher.as_ref().and_then(Flusher::failure) {
-            Some((path, e)) => Err(WealdError::io(&path, e)),
+            Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// Call `f` with the error, as [`append`](Self::append) and [`sync`](Self::sync) will
+    /// then report it, when a background `fsync` fails (on the flushing thread, at once: the
+    /// writer may be idle and learn of it only at its next record), or now if one already
+    /// failed. Nothing happens without a flushing thread.
+    pub(crate) fn on_flush_failure(&self, f: impl FnOnce(String) + Send + 'static) {
+        let Some(fl) = &self.flusher else { return };
+        let mut st = fl.shared.lock();
+        match st.failure() {
+            Some(e) => {
+                drop(st);
+                f(e.to_string());
+            }
+            None => st.on_fail = Some(Box::new(f)),
         }
     }
 
@@ -374,6 +392,9 @@ struct FlushState {
     stop: bool,
     /// The first failed `fsync`: (segment, error).
     failed: Option<(PathBuf, std::io::ErrorKind, String)>,
+    /// Told of that failure when it happens, with the error the log then reports
+    /// ([`Wal::on_flush_failure`]).
+    on_fail: Option<Box<dyn FnOnce(String) + Send>>,
 }
 
 /// The flusher's own handle of segment `path`: opened anew rather than duplicated, so that
@@ -387,7 +408,7 @@ fn open_to_sync(path: &Path) -> Result<File> {
 }
 
 impl Flusher {
-    fn start(path: &Path, interval: Duration) -> Result<Flusher> {
+    fn start(path: &Path, interval: Duration, fail: bool) -> Result<Flusher> {
         let shared = Arc::new(FlushShared {
             state: Mutex::new(FlushState {
                 file: Arc::new(open_to_sync(path)?),
@@ -395,13 +416,14 @@ impl Flusher {
                 dirty_since: None,
                 stop: false,
                 failed: None,
+                on_fail: None,
             }),
             cv: Condvar::new(),
         });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("weald-wal-sync".into())
-            .spawn(move || s.run(interval))
+            .spawn(move || s.run(interval, fail))
             .map_err(|e| WealdError::io(path, e))?;
         Ok(Flusher {
             shared,
@@ -434,13 +456,16 @@ impl Flusher {
         Ok(())
     }
 
-    fn failure(&self) -> Option<(PathBuf, std::io::Error)> {
-        let st = self.shared.lock();
-        st.failed.as_ref().map(|(p, k, m)| {
-            (
-                p.clone(),
-                std::io::Error::new(*k, format!("a background fsync failed: {m}")),
-            )
+    fn failure(&self) -> Option<WealdError> {
+        self.shared.lock().failure()
+    }
+}
+
+impl FlushState {
+    fn failure(&self) -> Option<WealdError> {
+        self.failed.as_ref().map(|(p, k, m)| {
+            let e = std::io::Error::new(*k, format!("a background fsync failed: {m}"));
+            WealdError::io(p, e)
         })
     }
 }
@@ -450,7 +475,7 @@ impl FlushShared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn run(&self, interval: Duration) {
+    fn run(&self, interval: Duration, fail: bool) {
         let mut st = self.lock();
         while !st.stop {
             // Nothing written, or an interval too long to add (never due: the writer's syncs
@@ -472,11 +497,20 @@ impl FlushShared {
             st.dirty_since = None;
             let (file, path) = (st.file.clone(), st.path.clone());
             drop(st);
-            let r = file.sync_data();
+            let r = if fail {
+                Err(std::io::Error::other("simulated failure"))
+            } else {
+                file.sync_data()
+            };
             st = self.lock();
             if let Err(e) = r {
                 if st.failed.is_none() {
                     st.failed = Some((path, e.kind(), e.to_string()));
+                }
+                let tell = st.on_fail.take().zip(st.failure());
+                drop(st);
+                if let Some((f, e)) = tell {
+                    f(e.to_string());
                 }
                 // The log takes no more records (see `Wal::flusher_ok`): nothing left to do.
                 return;
@@ -708,6 +742,7 @@ mod tests {
             fsync: Fsync::Interval(every),
             segment_bytes,
             fail_after_bytes: None,
+            fail_background_sync: false,
         };
         Wal::open(dir, opts, Vec::new(), None, 1).unwrap()
     }
@@ -785,17 +820,25 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let mut w = interval_log(t.path(), Duration::from_millis(1), 1 << 20);
         w.flusher.as_ref().unwrap().follow(null).unwrap();
+        // The owner hears of the failure from the flushing thread, without writing again.
+        let (tx, rx) = std::sync::mpsc::channel();
+        w.on_flush_failure(move |why| tx.send(why).unwrap());
         w.append(&record(1), 1).unwrap();
-        assert!(
-            wait_for(&w, failed),
-            "the failed flush was not recorded within 30 s"
-        );
+        let told = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the failure was not told within 30 s");
+        assert!(failed(&w));
         let len = fs::metadata(&w.path).unwrap().len();
         for e in [w.append(&record(2), 2).unwrap_err(), w.sync().unwrap_err()] {
             let msg = e.to_string();
             assert!(msg.contains("a background fsync failed"), "{msg}");
             assert!(msg.contains("/dev/null"), "{msg}");
+            assert_eq!(msg, told, "told the error the log reports");
         }
+        // Asking after the failure: told at once.
+        let (tx, rx) = std::sync::mpsc::channel();
+        w.on_flush_failure(move |why| tx.send(why).unwrap());
+        assert_eq!(rx.try_recv().as_deref(), Ok(told.as_str()));
         assert_eq!(
             fs::metadata(&w.path).unwrap().len(),
             len,
