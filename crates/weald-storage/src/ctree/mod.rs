@@ -234,6 +234,18 @@
 //! Memory: 2.74 → 2.77 bytes per arc (one 16-byte slot for nearly every block). In the
 //! harness (run 75), in-place inserts of 10 then ran at 1.66e6 edges/s at 1 thread (1.36e6 in
 //! run 73): 2.34× Aspen's 7.1e5.
+//! Those first edges then still went through the general block update (per-id arrays of
+//! sixteen optional trees, built and dropped for one id): in a batch of 1e5 the touched trees
+//! number ~70,000, 38 % of them an edgeless id's (a throwaway counter, 2026-11-30). A single
+//! id without a tree in an unshared array with a spare now gets its tree in its slot
+//! directly, the trees above it moving up a slot into the spare (`update_block_mut`):
+//! `weald bench updates … --in-place --threads 1` in separate processes, three interleaved
+//! rounds, inserts of 10 / 1000 / 1e5 +0–10 % / +4–8 % / +0.5–4.7 %, deletes even; the
+//! harness then gave 1.78e6 / 1.94e6 / 3.64e6 (run 76). Tried in the same hour without gain:
+//! a thread-local cache of freed chunk blocks up to 64 bytes in front of `mimalloc` (10 % of
+//! an in-place insert of 1e5 is `mimalloc` reading a reused block's free-list link, a cache
+//! miss; with the cache the first write to the cold block took the miss instead: 3.47–3.69e6
+//! against 3.53–3.72e6).
 //! Through Python, inserting 1e5 RMAT edges into `DynamicGraph.from_graph(rmat-s20)` at 1
 //! thread went from 61.4 to 52.6 ms (medians,
 //! `bench/run.py --suite python --cases 'insert 100000 (python)'`, NetworKit's `addEdge`
