@@ -1504,10 +1504,13 @@ fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
     g.insert_edges_mut(&[(9, k + 2, 8)], Combine::Min);
     assert_ne!(array(&g, 0).0, before.0);
     assert_eq!(array(&g, 0).1, 7, "six trees and a spare");
-    // Id 4 ranks below ids 5 and 9: their trees move up a slot into the spare, in place.
+    // Id 4 ranks below ids 5 and 9: their trees move up a slot into the spare, in place
+    // (by the single-id path; k + 4 has edges already).
     let before = array(&g, 0);
+    let hits = vtree::EDGELESS_IN_SLOT.get();
     g.insert_edges_mut(&[(4, k + 4, 6)], Combine::Min);
     assert_eq!(array(&g, 0), before, "the first edge of id 4: in place");
+    assert_eq!(vtree::EDGELESS_IN_SLOT.get(), hits + 1);
     for (u, v, w) in [
         (4, k + 4, 6),
         (5, k, 7),
@@ -1519,6 +1522,54 @@ fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
         assert_eq!(g.find_edge(v, u), Some(w));
     }
     assert_eq!(g.num_edges(), 5 + k as usize / 2);
+    g.check();
+}
+
+#[test]
+fn one_id_without_a_tree_is_updated_in_its_blocks_array() {
+    // Block 0: ids 0..4 have edges (0-1, 2-3), the others none; block 1: no id has edges.
+    // Both arrays have a spare slot.
+    let k = vtree::K as Vertex;
+    let mut el = EdgeList::<i32>::new(2 * k as usize);
+    el.push(0, 1, 1);
+    el.push(2, 3, 1);
+    let bo = BuildOptions {
+        directed: false,
+        ..Default::default()
+    };
+    let (csr, _) = Csr::build(el, &bo).unwrap();
+    let mut g = CTreeGraph::from_csr(&csr, 16);
+    let array = |g: &CTreeGraph<i32>, key| vtree::block_array(g.vertex_roots().0, key).unwrap();
+    let (a0, a1) = (array(&g, 0), array(&g, 1));
+    assert_eq!((a0.1, a1.1), (5, 1), "trees and a spare each");
+    let hits = || vtree::EDGELESS_IN_SLOT.get();
+    let h = hits();
+    // Deleting an absent edge of two ids without edges: nothing changes.
+    let r = g.delete_edges_mut(&[(6, k + 1)]);
+    assert_eq!((r.deleted, r.absent), (0, 1));
+    assert_eq!(hits(), h + 2);
+    // Deleting an id without edges, then inserting it again.
+    g.delete_vertices_mut(&[5]);
+    assert!(!g.has_vertex(5) && g.has_vertex(4) && g.has_vertex(6));
+    g.insert_vertices_mut(&[5]);
+    assert!(g.has_vertex(5));
+    assert_eq!(g.out_degree(5), 0);
+    assert_eq!(hits(), h + 4);
+    g.check();
+    // Its first edge fills the spare slots of both blocks, in place.
+    g.insert_edges_mut(&[(5, k + 2, 9)], Combine::Min);
+    assert_eq!(hits(), h + 6);
+    assert_eq!((array(&g, 0), array(&g, 1)), (a0, a1));
+    // No spare left: the next first edges take the general path (new arrays).
+    g.insert_edges_mut(&[(7, k + 3, 4)], Combine::Min);
+    assert_eq!(hits(), h + 6);
+    assert_ne!(array(&g, 0).0, a0.0);
+    for (u, v, w) in [(0, 1, 1), (2, 3, 1), (5, k + 2, 9), (7, k + 3, 4)] {
+        assert_eq!(g.find_edge(u, v), Some(w));
+        assert_eq!(g.find_edge(v, u), Some(w));
+    }
+    assert_eq!(g.num_edges(), 4);
+    assert_eq!(g.num_vertices(), 2 * k as usize);
     g.check();
 }
 

@@ -888,6 +888,9 @@ thread_local! {
     /// Tests: runs of blocks that took the index on this thread (one or more per
     /// `VTree::multi_update_mut` call that used it).
     pub(crate) static INDEXED_BATCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Tests: ids without a tree that [`update_block_mut`]'s single-id path updated in their
+    /// array (with a spare slot) on this thread.
+    pub(crate) static EDGELESS_IN_SLOT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// May the in-place updates use a valid index (always, but in tests that say otherwise)?
@@ -1413,6 +1416,8 @@ where
             // not empty, takes its rank, the trees from there to the first spare moving up a
             // slot (the first edge of an id: 38 % of the trees an RMAT batch of 1e5 touches
             // on RMAT scale 20, the graph's edgeless ids).
+            #[cfg(test)]
+            EDGELESS_IN_SLOT.set(EDGELESS_IN_SLOT.get() + 1);
             let present = block.present >> i & 1 == 1;
             let empty = CTree::default();
             match f(*v, present.then_some(Cur::Shared(&empty)), it) {

@@ -838,7 +838,8 @@ where
             checkpoint_files: Mutex::new(unreadable_checkpoints),
         });
         // A failed background `fsync` (`interval`) stops the store at once, not at the next
-        // batch: `failure` reports it and no later update is acknowledged.
+        // batch: `failure` reports it, and no update written to the log after it is
+        // acknowledged (a batch written just before the flusher recorded it still is).
         {
             let shared = shared.clone();
             wal.on_flush_failure(move |e| shared.fail(format!("syncing the log failed: {e}")));

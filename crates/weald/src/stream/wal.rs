@@ -323,7 +323,10 @@ impl Wal {
                 drop(st);
                 f(e.to_string());
             }
-            None => st.on_fail = Some(Box::new(f)),
+            None => {
+                debug_assert!(st.on_fail.is_none(), "one failure callback per log");
+                st.on_fail = Some(Box::new(f));
+            }
         }
     }
 
