@@ -1505,7 +1505,7 @@ fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
     assert_ne!(array(&g, 0).0, before.0);
     assert_eq!(array(&g, 0).1, 7, "six trees and a spare");
     // Id 4 ranks below ids 5 and 9: their trees move up a slot into the spare, in place
-    // (by the single-id path; k + 4 has edges already).
+    // (`update_in_slot`; k + 4 has edges already).
     let before = array(&g, 0);
     let hits = vtree::EDGELESS_IN_SLOT.get();
     g.insert_edges_mut(&[(4, k + 4, 6)], Combine::Min);
