@@ -1469,26 +1469,35 @@ fn ctree_measure_small() {
     );
 }
 
-/// A graph built from a CSR gives each block with an id without edges one spare slot in its
-/// tree array, so that the id's first edge is added in place; a block whose ids all have
-/// edges is exact.
-#[test]
-fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
+/// A symmetric graph of two blocks (`2·K` ids) built from a CSR: in block 0, ids 0..4 have
+/// edges (0-1, 2-3) and the others none; `more` edges are added (all of weight 1).
+fn two_built_blocks(more: impl IntoIterator<Item = (Vertex, Vertex)>) -> CTreeGraph<i32> {
     let k = vtree::K as Vertex;
-    // Block 0: ids 0..4 have edges (0-1, 2-3), the others none. Block 1: every id has one.
     let mut el = EdgeList::<i32>::new(2 * k as usize);
-    el.push(0, 1, 1);
-    el.push(2, 3, 1);
-    for v in (k..2 * k).step_by(2) {
-        el.push(v, v + 1, 1);
+    for (u, v) in [(0, 1), (2, 3)].into_iter().chain(more) {
+        el.push(u, v, 1);
     }
     let bo = BuildOptions {
         directed: false,
         ..Default::default()
     };
     let (csr, _) = Csr::build(el, &bo).unwrap();
-    let mut g = CTreeGraph::from_csr(&csr, 16);
-    let array = |g: &CTreeGraph<i32>, key| vtree::block_array(g.vertex_roots().0, key).unwrap();
+    CTreeGraph::from_csr(&csr, 16)
+}
+
+/// The tree array (address, length) of block `key` of `g`.
+fn array(g: &CTreeGraph<i32>, key: u32) -> (*const tree::CTree<i32>, usize) {
+    vtree::block_array(g.vertex_roots().0, key).unwrap()
+}
+
+/// A graph built from a CSR gives each block with an id without edges one spare slot in its
+/// tree array, so that the id's first edge is added in place; a block whose ids all have
+/// edges is exact.
+#[test]
+fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
+    let k = vtree::K as Vertex;
+    // Block 1: every id has an edge.
+    let mut g = two_built_blocks((k..2 * k).step_by(2).map(|v| (v, v + 1)));
     assert_eq!(array(&g, 0).1, 5, "four trees and a spare");
     assert_eq!(
         array(&g, 1).1,
@@ -1527,19 +1536,9 @@ fn built_blocks_keep_a_slot_for_the_first_edge_of_an_edgeless_id() {
 
 #[test]
 fn one_id_without_a_tree_is_updated_in_its_blocks_array() {
-    // Block 0: ids 0..4 have edges (0-1, 2-3), the others none; block 1: no id has edges.
-    // Both arrays have a spare slot.
+    // Block 1: no id has edges. Both arrays have a spare slot.
     let k = vtree::K as Vertex;
-    let mut el = EdgeList::<i32>::new(2 * k as usize);
-    el.push(0, 1, 1);
-    el.push(2, 3, 1);
-    let bo = BuildOptions {
-        directed: false,
-        ..Default::default()
-    };
-    let (csr, _) = Csr::build(el, &bo).unwrap();
-    let mut g = CTreeGraph::from_csr(&csr, 16);
-    let array = |g: &CTreeGraph<i32>, key| vtree::block_array(g.vertex_roots().0, key).unwrap();
+    let mut g = two_built_blocks([]);
     let (a0, a1) = (array(&g, 0), array(&g, 1));
     assert_eq!((a0.1, a1.1), (5, 1), "trees and a spare each");
     let hits = || vtree::EDGELESS_IN_SLOT.get();
