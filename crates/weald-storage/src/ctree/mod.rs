@@ -181,8 +181,11 @@
 //! else holds are kept, and each chunk the elements land in is spliced into its own
 //! allocation when nothing else holds it (`Chunk::splice_mut`: the new bytes are built in
 //! scratch and written over the old ones, the allocation resized by `realloc`, which keeps it
-//! in place when the size class fits), so the memory written is what was just read. A batch
-//! with a new head path-copies the tree, and a subtree that loses a head is path-copied. The
+//! in place when the size class fits), so the memory written is what was just read. A new
+//! head rebuilds only the chunk it lands in (split there) and the subtree below it, rotated
+//! above its parent when it outranks it (`tree::insert_rec_mut`); the rest of the batch's
+//! elements in that tree are still spliced in place. A subtree that loses a head is
+//! path-copied. The
 //! walk that prefetches the paths (`vtree::warm`) then loads only the touched trees of a block
 //! it will edit in place, not all of them. A shared node (a snapshot, a retained version or a
 //! clone holds it) is path-copied, so no holder ever sees a change; the shape is the same
@@ -311,11 +314,19 @@
 //! `realloc` ~5 %; new heads ~10 %; `warm` ~11 %), the sort ~11 %, grouping ~3.5 %.
 //! Measured in the same way and dropped:
 //! * inserting a batch's new heads after its other elements (the others spliced in place,
-//!   only the heads path-copied, where a batch with a new head path-copies its whole tree):
-//!   inserts of 2·10⁵ arcs −3 to +1.5 % in three runs, and doing the same for deleted heads
-//!   made deletes 1.5–3 % slower (a deleted head already path-copies only the subtree it
-//!   roots). About half of what new heads cost is allocating the new chunks (a profile puts
-//!   it on mimalloc's first touch of a cold free-list block), which this does not change;
+//!   only the heads path-copied, where a batch with a new head then path-copied its whole
+//!   tree): inserts of 2·10⁵ arcs −3 to +1.5 % in three runs, and doing the same for deleted
+//!   heads made deletes 1.5–3 % slower (a deleted head already path-copies only the subtree
+//!   it roots). About half of what new heads cost is allocating the new chunks (a profile
+//!   puts it on mimalloc's first touch of a cold free-list block), which this does not
+//!   change. What was kept instead (2026-11-30, AMD EPYC): the in-place recursion itself
+//!   handles new heads (`tree::insert_rec_mut`: each rebuilds only the chunk it lands in,
+//!   a subtree that comes to outrank its parent is rotated above it), no second pass.
+//!   `weald bench updates … --in-place --threads 1`, separate processes interleaved:
+//!   RMAT batches independent of the graph, 1e5 (four rounds) and 1e6 (two), even; batches
+//!   drawn from the graph's own stream (`--graph-seed 1`, updates landing on its hubs, whose
+//!   trees a batch nearly always gives a head; five rounds of 20 trials), inserts of 1e5
+//!   +0 / +2.3 / +4.5 / +6.4 / +1.7 % (1.08–1.14e6 against 1.06–1.11e6 edges/s);
 //! * counting a splice's lead 8 gaps at a time (a group decoded by the width's routine and
 //!   its sum compared with the first edit, `codec::sum_below`) instead of gap by gap: even to
 //!   4 % slower at 2·10⁵ and 2000 arcs; the lead costs its cache lines, not its branches;

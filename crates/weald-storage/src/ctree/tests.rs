@@ -776,12 +776,64 @@ fn high_degree_vertex() {
     }
     g2.delete_edges_mut(&del);
     g2.check();
-    let mut got = Vec::with_capacity(model.len());
-    g2.for_each_out(hub, |v, w| {
-        got.push((v, w));
-        true
-    });
-    assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
+    let hub_arcs = |g: &CTreeGraph<i32>| {
+        let mut got = Vec::new();
+        g.for_each_out(hub, |v, w| {
+            got.push((v, w));
+            true
+        });
+        got
+    };
+    assert_eq!(
+        hub_arcs(&g2),
+        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
+    );
+    // In place with new heads (every fifth id from 2, heads included; some present, whose
+    // weights combine by Min): each lands in a chunk that is split there, the rest are
+    // spliced in place, and a new subtree that outranks its parent is rotated above it
+    // (`check` verifies the treap order and sizes). A clone held meanwhile keeps its arcs.
+    let held = g2.clone();
+    let held_arcs = hub_arcs(&held);
+    let ins: Vec<(Vertex, Vertex, i32)> = (2..150_000u32)
+        .step_by(5)
+        .map(|v| (hub, v, 3 + (v % 9) as i32))
+        .collect();
+    let new_heads = ins
+        .iter()
+        .filter(|e| heads.is_head(e.1) && !model.contains_key(&e.1))
+        .count();
+    assert!(new_heads > 50, "{new_heads} new heads");
+    let r = g2.insert_edges_mut(&ins, Combine::Min);
+    let mut inserted = 0;
+    for &(_, v, w) in &ins {
+        match model.entry(v) {
+            std::collections::btree_map::Entry::Occupied(mut e) => *e.get_mut() = w.min(*e.get()),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(w);
+                inserted += 1;
+            }
+        }
+    }
+    assert_eq!(r.inserted, inserted);
+    g2.check();
+    assert_eq!(
+        hub_arcs(&g2),
+        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
+    );
+    assert_eq!(hub_arcs(&held), held_arcs);
+    drop(held);
+    // Again with nothing else holding the tree: every node is kept or rotated in place.
+    let ins: Vec<(Vertex, Vertex, i32)> = (4..150_000u32).step_by(7).map(|v| (hub, v, 1)).collect();
+    g2.insert_edges_mut(&ins, Combine::Min);
+    for &(_, v, w) in &ins {
+        let e = model.entry(v).or_insert(w);
+        *e = (*e).min(w);
+    }
+    g2.check();
+    assert_eq!(
+        hub_arcs(&g2),
+        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
+    );
     // deleting the hub removes everything
     let (g3, r) = g2.delete_vertices(&[hub]);
     assert_eq!(r.deleted, model.len() as u64 + 1);

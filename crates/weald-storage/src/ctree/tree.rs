@@ -415,11 +415,10 @@ impl<W: Weight> CTree<W> {
         CTree { prefix, root }
     }
 
-    /// [`multi_insert`](Self::multi_insert) into this tree. When `xs` brings no new head the
-    /// heads, and so the shape, stay the same: the nodes nothing else holds are kept and the
-    /// chunks the elements land in are spliced in their own allocations where nothing else
-    /// holds them ([`Chunk::splice_mut`]); shared subtrees are path-copied. A batch with a new
-    /// head path-copies the tree.
+    /// [`multi_insert`](Self::multi_insert) into this tree, in place where nothing else holds
+    /// its nodes and chunks: the nodes are kept and the chunks the elements land in are
+    /// spliced in their own allocations ([`Chunk::splice_mut`]); shared subtrees are
+    /// path-copied. A new head rebuilds only the chunk it lands in (see [`insert_rec_mut`]).
     pub(crate) fn insert_mut(
         &mut self,
         base: Vertex,
@@ -427,10 +426,8 @@ impl<W: Weight> CTree<W> {
         heads: Heads,
         rule: Combine,
     ) {
-        if xs.iter().any(|&(x, _)| heads.is_head(x)) {
-            *self = self.multi_insert(base, xs, heads, rule);
-        } else if !xs.is_empty() {
-            insert_tails_mut(&mut self.prefix, &mut self.root, base, xs, heads, rule);
+        if !xs.is_empty() {
+            insert_rec_mut(&mut self.prefix, &mut self.root, base, xs, heads, rule);
         }
     }
 
@@ -701,11 +698,15 @@ fn delete_rec<W: Weight>(
     }
 }
 
-/// [`insert_rec`] of the non-empty `xs`, none of them a head, in place: nodes that nothing
-/// else holds are kept (no head is added, so the shape stays), the chunks are spliced with
-/// [`Chunk::splice_mut`], and a shared subtree is path-copied (its new version has the same
-/// heads, so it still fits under its parent).
-fn insert_tails_mut<W: Weight>(
+/// [`insert_rec`] of the non-empty `xs` in place: nodes that nothing else holds are kept,
+/// the chunks are spliced with [`Chunk::splice_mut`], and a shared subtree is path-copied.
+/// A new head lands in the chunk that holds its run, which `insert_rec` splits there (with
+/// the subtree below it, empty or shared); the new subtree's root may then outrank the
+/// node above it, which is joined anew with its children ([`join3`]: a treap rotation).
+/// (Before, a batch with any new head path-copied its tree: every chunk the batch touched
+/// in a hub's tree, which a large batch nearly always gives a new head, was copied into a
+/// new allocation instead of spliced in place; see the measurements in `ctree/mod.rs`.)
+fn insert_rec_mut<W: Weight>(
     prefix: &mut Chunk,
     root: &mut Link<W>,
     base: Vertex,
@@ -714,29 +715,40 @@ fn insert_tails_mut<W: Weight>(
     rule: Combine,
 ) {
     let Some(n) = root.as_mut().and_then(super::unique_mut) else {
-        if root.is_none() {
+        if root.is_none() && !xs.iter().any(|&(x, _)| heads.is_head(x)) {
             prefix.splice_mut(base, xs, &[], rule);
         } else {
             (*prefix, *root) = insert_rec(prefix, root, base, xs, heads, rule);
         }
         return;
     };
-    let (lx, rx) = xs.split_at(xs.partition_point(|&(x, _)| x < n.head));
+    let i = xs.partition_point(|&(x, _)| x < n.head);
+    let hit = xs.get(i).is_some_and(|&(x, _)| x == n.head);
+    if hit && W::WEIGHTED {
+        n.w = n.w.combine(xs[i].1, rule);
+    }
+    let (lx, rx) = (&xs[..i], &xs[i + hit as usize..]);
     update_sides_mut(
         n,
         prefix,
         xs.len() >= PAR_ELEMS,
         |prefix, left| {
             if !lx.is_empty() {
-                insert_tails_mut(prefix, left, base, lx, heads, rule);
+                insert_rec_mut(prefix, left, base, lx, heads, rule);
             }
         },
         |tail, right, head| {
             if !rx.is_empty() {
-                insert_tails_mut(tail, right, head, rx, heads, rule);
+                insert_rec_mut(tail, right, head, rx, heads, rule);
             }
         },
     );
+    let outranks = |c: &Link<W>| c.as_ref().is_some_and(|c| higher(c.head, n.head));
+    if outranks(&n.left) || outranks(&n.right) {
+        let (l, r) = (n.left.take(), n.right.take());
+        let tail = std::mem::take(&mut n.tail);
+        *root = Some(join3(l, n.head, n.w, tail, r));
+    }
 }
 
 /// [`delete_rec`] of the non-empty `ks` in place, as [`insert_tails_mut`]: a subtree in which
