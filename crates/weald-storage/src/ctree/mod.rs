@@ -182,9 +182,9 @@
 //! allocation when nothing else holds it (`Chunk::splice_mut`: the new bytes are built in
 //! scratch and written over the old ones, the allocation resized by `realloc`, which keeps it
 //! in place when the size class fits), so the memory written is what was just read. A new
-//! head rebuilds only the chunk it lands in (split there) and the subtree below it, rotated
-//! above its parent when it outranks it (`tree::insert_rec_mut`); the rest of the batch's
-//! elements in that tree are still spliced in place. A subtree that loses a head is
+//! head rebuilds the chunk it lands in (split there) and the subtree below it, and the
+//! nodes above it that it comes to outrank are joined anew (`tree::insert_rec_mut`); the
+//! rest of the batch's elements in that tree are still spliced in place. A subtree that loses a head is
 //! path-copied. The
 //! walk that prefetches the paths (`vtree::warm`) then loads only the touched trees of a block
 //! it will edit in place, not all of them. A shared node (a snapshot, a retained version or a

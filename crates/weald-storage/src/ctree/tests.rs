@@ -788,52 +788,73 @@ fn high_degree_vertex() {
         hub_arcs(&g2),
         model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
     );
-    // In place with new heads (every fifth id from 2, heads included; some present, whose
-    // weights combine by Min): each lands in a chunk that is split there, the rest are
-    // spliced in place, and a new subtree that outranks its parent is rotated above it
-    // (`check` verifies the treap order and sizes). A clone held meanwhile keeps its arcs.
-    let held = g2.clone();
-    let held_arcs = hub_arcs(&held);
-    let ins: Vec<(Vertex, Vertex, i32)> = (2..150_000u32)
-        .step_by(5)
-        .map(|v| (hub, v, 3 + (v % 9) as i32))
-        .collect();
-    let new_heads = ins
-        .iter()
-        .filter(|e| heads.is_head(e.1) && !model.contains_key(&e.1))
-        .count();
-    assert!(new_heads > 50, "{new_heads} new heads");
-    let r = g2.insert_edges_mut(&ins, Combine::Min);
-    let mut inserted = 0;
-    for &(_, v, w) in &ins {
-        match model.entry(v) {
-            std::collections::btree_map::Entry::Occupied(mut e) => *e.get_mut() = w.min(*e.get()),
-            std::collections::btree_map::Entry::Vacant(e) => {
-                e.insert(w);
-                inserted += 1;
+    // In place with new heads, three batches of every `step`-th id from `from` (heads
+    // included; some ids present, whose weights combine by `rule`), each run on a pool of one
+    // thread so that the tree's thread-local test counters see all of its work. A new head
+    // lands in a chunk that is split there, the batch's other elements are spliced in place,
+    // and a node that a new subtree outranks is joined anew (`check` verifies the treap order
+    // and the sizes).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut insert = |g: &mut CTreeGraph<i32>, from: u32, step: usize, rule: Combine| {
+        let ins: Vec<(Vertex, Vertex, i32)> = (from..150_000u32)
+            .step_by(step)
+            .map(|v| (hub, v, 3 + (v % 9) as i32))
+            .collect();
+        let new_heads = ins
+            .iter()
+            .filter(|e| heads.is_head(e.1) && !model.contains_key(&e.1))
+            .count();
+        assert!(new_heads > 10, "{new_heads} new heads");
+        let (r, below_kept, rejoins) = pool.install(|| {
+            let (b, j) = (
+                super::tree::HEADS_BELOW_KEPT.get(),
+                super::tree::REJOINS.get(),
+            );
+            let r = g.insert_edges_mut(&ins, rule);
+            (
+                r,
+                super::tree::HEADS_BELOW_KEPT.get() - b,
+                super::tree::REJOINS.get() - j,
+            )
+        });
+        let mut inserted = 0;
+        for &(_, v, w) in &ins {
+            match model.entry(v) {
+                std::collections::btree_map::Entry::Occupied(mut e) => {
+                    let old = *e.get();
+                    *e.get_mut() = old.combine(w, rule);
+                }
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(w);
+                    inserted += 1;
+                }
             }
         }
-    }
-    assert_eq!(r.inserted, inserted);
-    g2.check();
-    assert_eq!(
-        hub_arcs(&g2),
-        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
-    );
+        assert_eq!(r.inserted, inserted);
+        g.check();
+        assert_eq!(
+            hub_arcs(g),
+            model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
+        );
+        (below_kept, rejoins)
+    };
+    // A clone holds the graph: the hub's block array is shared, so the first batch copies
+    // the tree (`Cur::Shared`, `insert_rec`); the second then finds that copy's new nodes
+    // unshared above subtrees the clone still holds, and goes in place over them. The clone
+    // keeps its arcs throughout.
+    let held = g2.clone();
+    let held_arcs = hub_arcs(&held);
+    assert_eq!(insert(&mut g2, 2, 5, Combine::Min), (0, 0));
+    let (below_kept, _) = insert(&mut g2, 4, 7, Combine::Last);
+    assert!(below_kept > 0);
     assert_eq!(hub_arcs(&held), held_arcs);
     drop(held);
-    // Again with nothing else holding the tree: every node is kept or rotated in place.
-    let ins: Vec<(Vertex, Vertex, i32)> = (4..150_000u32).step_by(7).map(|v| (hub, v, 1)).collect();
-    g2.insert_edges_mut(&ins, Combine::Min);
-    for &(_, v, w) in &ins {
-        let e = model.entry(v).or_insert(w);
-        *e = (*e).min(w);
-    }
-    g2.check();
-    assert_eq!(
-        hub_arcs(&g2),
-        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
-    );
+    // Nothing else holds the tree: every new head is inserted below a node kept in place.
+    let (below_kept, rejoins) = insert(&mut g2, 6, 11, Combine::First);
+    assert!(below_kept > 10 && rejoins > 0, "{below_kept} {rejoins}");
     // deleting the hub removes everything
     let (g3, r) = g2.delete_vertices(&[hub]);
     assert_eq!(r.deleted, model.len() as u64 + 1);

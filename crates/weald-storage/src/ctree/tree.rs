@@ -16,6 +16,15 @@ use weald_graph::{Vertex, Weight};
 /// Below this many batch elements, recursive updates run sequentially.
 const PAR_ELEMS: usize = 2048;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: runs with a new head that [`insert_rec_mut`] handed to `insert_rec` below a
+    /// node it kept (or at the root), on this thread.
+    pub(crate) static HEADS_BELOW_KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Tests: nodes of [`insert_rec_mut`] joined anew because a child came to outrank them.
+    pub(crate) static REJOINS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 pub(crate) type Link<W> = Option<Arc<Node<W>>>;
 
 /// An edge-tree node: a head, its tail chunk, and its subtrees.
@@ -418,7 +427,8 @@ impl<W: Weight> CTree<W> {
     /// [`multi_insert`](Self::multi_insert) into this tree, in place where nothing else holds
     /// its nodes and chunks: the nodes are kept and the chunks the elements land in are
     /// spliced in their own allocations ([`Chunk::splice_mut`]); shared subtrees are
-    /// path-copied. A new head rebuilds only the chunk it lands in (see [`insert_rec_mut`]).
+    /// path-copied. A new head rebuilds the chunk it lands in, and the nodes above it that
+    /// it comes to outrank (see `insert_rec_mut`).
     pub(crate) fn insert_mut(
         &mut self,
         base: Vertex,
@@ -702,7 +712,8 @@ fn delete_rec<W: Weight>(
 /// the chunks are spliced with [`Chunk::splice_mut`], and a shared subtree is path-copied.
 /// A new head lands in the chunk that holds its run, which `insert_rec` splits there (with
 /// the subtree below it, empty or shared); the new subtree's root may then outrank the
-/// node above it, which is joined anew with its children ([`join3`]: a treap rotation).
+/// node above it, which is joined anew with its children ([`join3`], which allocates new
+/// nodes along the path it rebuilds; the node it replaces is dropped).
 /// (Before, a batch with any new head path-copied its tree: every chunk the batch touched
 /// in a hub's tree, which a large batch nearly always gives a new head, was copied into a
 /// new allocation instead of spliced in place; see the measurements in `ctree/mod.rs`.)
@@ -715,9 +726,12 @@ fn insert_rec_mut<W: Weight>(
     rule: Combine,
 ) {
     let Some(n) = root.as_mut().and_then(super::unique_mut) else {
-        if root.is_none() && !xs.iter().any(|&(x, _)| heads.is_head(x)) {
+        let new_head = xs.iter().any(|&(x, _)| heads.is_head(x));
+        if root.is_none() && !new_head {
             prefix.splice_mut(base, xs, &[], rule);
         } else {
+            #[cfg(test)]
+            HEADS_BELOW_KEPT.set(HEADS_BELOW_KEPT.get() + usize::from(new_head));
             (*prefix, *root) = insert_rec(prefix, root, base, xs, heads, rule);
         }
         return;
@@ -745,13 +759,15 @@ fn insert_rec_mut<W: Weight>(
     );
     let outranks = |c: &Link<W>| c.as_ref().is_some_and(|c| higher(c.head, n.head));
     if outranks(&n.left) || outranks(&n.right) {
+        #[cfg(test)]
+        REJOINS.set(REJOINS.get() + 1);
         let (l, r) = (n.left.take(), n.right.take());
         let tail = std::mem::take(&mut n.tail);
         *root = Some(join3(l, n.head, n.w, tail, r));
     }
 }
 
-/// [`delete_rec`] of the non-empty `ks` in place, as [`insert_tails_mut`]: a subtree in which
+/// [`delete_rec`] of the non-empty `ks` in place, as [`insert_rec_mut`]: a subtree in which
 /// a head goes is path-copied by `delete_rec` (fewer heads: it still fits under its parent).
 fn delete_tails_mut<W: Weight>(
     prefix: &mut Chunk,
