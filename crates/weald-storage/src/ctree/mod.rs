@@ -257,6 +257,15 @@
 //! the single-id path: 1 thread, 1e5 inserts 3.89–4.00e6 against 3.64–3.70e6 (+7–8 %),
 //! deletes 4.27–4.42e6 against 3.92–4.03e6 (+8–10 %); batches of 10 and 1000 even; 2
 //! threads, 1e5 +10–28 % (noisy), 1e6 +4–14 %.
+//! Then (2026-11-30, same measurement) the allocations of an in-place insert of 1e5: ~20,000
+//! new chunk blocks a batch (a throwaway counter), ~9,000 of them a one-arc id's inline
+//! chunk growing past 7 bytes, and `mimalloc`'s load of each block's free-list link is
+//! ~8 % of the insert. Tried without gain: prefetching the link after each allocation (the
+//! stale first word of the block just handed out; inserts −0.1 to +5.6 %, and a profile
+//! still put the same share on that load), and keeping a chunk that shrinks to 7 bytes or
+//! fewer in place on the heap instead of inline, so that the churn of the next batch
+//! reallocates in place (inserts 3–5 % slower: the chunk's line is now read where the
+//! inline chunk needed none, and the next batch mostly touches other ids).
 //! Through Python, inserting 1e5 RMAT edges into `DynamicGraph.from_graph(rmat-s20)` at 1
 //! thread went from 61.4 to 52.6 ms (medians,
 //! `bench/run.py --suite python --cases 'insert 100000 (python)'`, NetworKit's `addEdge`
@@ -500,6 +509,11 @@
 //! and slots, the chunks one word ahead as before; the CSR its offsets): both backends
 //! slower, the CSR 26.0–26.4 ms against 23.9–24.2 and the snapshot 39.7–40.5 against
 //! 38.6–39.8; with the slots alone prefetched early and nothing for the CSR, no better.
+//! *BC's backward sweep decoding 16 vertices' arcs into a buffer before summing them*
+//! (2026-11-30; every contribution prefetched as its arc is decoded, so that a group's loads
+//! are in flight before its first sum): `backends_ab bc` 1.69–1.86× the CSR against
+//! 1.71–1.93× (three runs each). A profile of the snapshot's BC puts the sweep's time on
+//! the loads of the contributions, as the CSR's, yet it takes about twice the CSR's samples.
 //!
 //! ## Memory
 //!
