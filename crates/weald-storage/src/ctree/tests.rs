@@ -822,16 +822,11 @@ fn high_degree_vertex() {
         });
         let mut inserted = 0;
         for &(_, v, w) in &ins {
-            match model.entry(v) {
-                std::collections::btree_map::Entry::Occupied(mut e) => {
-                    let old = *e.get();
-                    *e.get_mut() = old.combine(w, rule);
-                }
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(w);
-                    inserted += 1;
-                }
-            }
+            inserted += u64::from(!model.contains_key(&v));
+            model
+                .entry(v)
+                .and_modify(|o| *o = o.combine(w, rule))
+                .or_insert(w);
         }
         assert_eq!(r.inserted, inserted);
         g.check();

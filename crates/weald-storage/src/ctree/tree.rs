@@ -726,12 +726,12 @@ fn insert_rec_mut<W: Weight>(
     rule: Combine,
 ) {
     let Some(n) = root.as_mut().and_then(super::unique_mut) else {
-        let new_head = xs.iter().any(|&(x, _)| heads.is_head(x));
-        if root.is_none() && !new_head {
+        let new_head = || xs.iter().any(|&(x, _)| heads.is_head(x));
+        if root.is_none() && !new_head() {
             prefix.splice_mut(base, xs, &[], rule);
         } else {
             #[cfg(test)]
-            HEADS_BELOW_KEPT.set(HEADS_BELOW_KEPT.get() + usize::from(new_head));
+            HEADS_BELOW_KEPT.set(HEADS_BELOW_KEPT.get() + usize::from(new_head()));
             (*prefix, *root) = insert_rec(prefix, root, base, xs, heads, rule);
         }
         return;
