@@ -50,11 +50,15 @@ thread_local! {
     /// A weight's bytes, for a bit-level edit (`put_weight`).
     static WEIGHT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// A chunk being spliced: the old elements the edits can touch, the merged middle's
-    /// elements and their weight bytes.
-    static SPLICE: RefCell<(Vec<Vertex>, Vec<Vertex>, Vec<u8>)> =
-        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+    /// A chunk being spliced: its pieces (see `Chunk::splice_bytes`) and the weight bytes
+    /// of the new elements among them.
+    static SPLICE: RefCell<(Vec<Piece>, Vec<u8>)> =
+        const { RefCell::new((Vec::new(), Vec::new())) };
 }
+
+/// A piece of a spliced chunk (`Chunk::splice_bytes`): the old elements `a..b` with their
+/// first and last values, `(a, b, first, last)`, or a new element `x`, `(u32::MAX, 0, x, x)`.
+type Piece = (u32, u32, Vertex, Vertex);
 
 /// A difference-encoded run of elements (see the module docs for the byte layout), in one
 /// shared allocation: `[u32 reference count | u32 length | bytes]`, reached by a
@@ -443,16 +447,16 @@ impl Chunk {
     /// elements of the strictly increasing `del` removed (absent ones are ignored); `ins` and
     /// `del` must not share an element.
     ///
-    /// The result is three runs: the old elements before the first edit (`lead`), the merged
-    /// middle, and the old elements after the last edit (`tail`). The lead is only counted
-    /// (decoded without storing); the old elements from the first edit to the first one
-    /// above the last edit are decoded into a buffer and merged with the edits; only the
-    /// middle is stored and re-packed. The gaps of the lead and the tail are copied
-    /// as bits (56 at a time) when the width stays the same, their weights as bytes: a few
-    /// edits in a hub's chunk of hundreds of elements cost a decode up to the last edit and
-    /// two copies. The result is the canonical encoding of the new set (the width of its
-    /// widest gap): the lead's and tail's gaps are read only when the new gaps do not reach
-    /// the old width. Deleting only absent elements returns this chunk (a clone).
+    /// The result is pieces in order: runs of old elements that no edit falls inside, and the
+    /// edits' new elements. One walk decodes the old gaps up to the last edit, only to find
+    /// where each edit falls (nothing is stored but the pieces' bounds); then the runs' gaps
+    /// are copied as bits (56 at a time) when the width stays the same, their weights as
+    /// bytes, and only the gaps between pieces are written one by one: a few edits in a
+    /// hub's chunk of hundreds of elements cost one decode up to the last edit and a copy.
+    /// The result is the canonical encoding of the new set (the width of its widest gap):
+    /// the widest gap inside the runs is noted on the walk, and the gaps after the last edit
+    /// are read only when the others do not reach the old width. Deleting only absent
+    /// elements returns this chunk (a clone).
     pub fn splice<W: Weight>(
         &self,
         base: Vertex,
@@ -764,149 +768,124 @@ impl Chunk {
         let wb = W::BYTES;
         let wstart = b.len() - c * wb;
         let old_w = |i: usize, j: usize| &b[wstart + i * wb..wstart + j * wb];
-        let either = |a: Option<&(Vertex, W)>,
-                      b: Option<&Vertex>,
-                      f: fn(Vertex, Vertex) -> Vertex| {
-            match (a.map(|e| e.0), b.copied()) {
-                (Some(x), Some(y)) => Some(f(x, y)),
-                (x, y) => x.or(y),
-            }
-        };
-        let (Some(first_edit), Some(last_edit)) = (
-            either(ins.first(), del.first(), Vertex::min),
-            either(ins.last(), del.last(), Vertex::max),
-        ) else {
+        if ins.is_empty() && del.is_empty() {
             return Spliced::Same;
-        };
+        }
         if c + ins.len() <= SMALL_SPLICE {
             return splice_small(self, base, ins, del, rule);
         }
         SPLICE.with(|scratch| {
-            let (old, mid, wts) = &mut *scratch.borrow_mut();
-            old.clear();
-            mid.clear();
+            let (pieces, wts) = &mut *scratch.borrow_mut();
+            pieces.clear();
             wts.clear();
-            // The lead: old elements 0..lead, below the first edit (lead_last the last).
-            let (mut lead, mut lead_last, mut lead_gap) = (0, 0, 0);
-            let mut x = h.first;
-            if x < first_edit {
-                (lead, lead_last) = (1, x);
-                unpack_bits_at(b, h.gap_bit(0), c - 1, h.width, |g| {
-                    x += g;
-                    if x >= first_edit {
-                        return false;
-                    }
-                    lead += 1;
-                    lead_last = x;
-                    lead_gap = lead_gap.max(g);
-                    true
-                });
-            }
-            // Decode from there up to the first element above the last edit: old[..s] are
-            // the elements lead..lead + s, which the edits can touch, and old[s] (if any)
-            // begins the tail.
-            if lead < c {
-                old.push(x);
-                if x <= last_edit {
-                    unpack_bits_at(b, h.gap_bit(lead), c - 1 - lead, h.width, |g| {
-                        x += g;
-                        old.push(x);
-                        x <= last_edit
-                    });
-                }
-            }
-            let s = match old.last() {
-                Some(&y) if y > last_edit => old.len() - 1,
-                _ => old.len(),
-            };
-            let (tail, tail_first) = (lead + s, old.get(s).copied().unwrap_or(0));
-            // Merge the edits into old[..s]; between two edits the old elements are copied
-            // as one run (found by a linear scan: old[..s] was decoded anyway).
-            let old_wt = |i: usize, j: usize| old_w(lead + i, lead + j);
-            let (mut pos, mut j, mut k) = (0, 0, 0);
+            let w = h.width;
+            // One walk over the old elements up to the last edit cuts them into runs kept
+            // whole (their gaps and weights copied later) and the edits' new elements: old
+            // elements 0..i are placed or dropped, `xi` is element i's value, `prev` the last
+            // placed one's, and the open run starts at element `run_a` (value `run_first`).
+            // `kept` is the widest gap inside a run so far; `pending` the gap into element i
+            // from a placed element i − 1, inside the run if element i joins it (0: none).
+            let (mut i, mut xi, mut prev) = (0usize, h.first, h.first);
+            let (mut run_a, mut run_first) = (0usize, h.first);
+            let (mut kept, mut pending) = (0u32, 0u32);
             let mut changed = !ins.is_empty();
+            let (mut j, mut k) = (0, 0);
             loop {
-                let (x, is_ins) = match (ins.get(j), del.get(k)) {
+                let (t, is_ins) = match (ins.get(j), del.get(k)) {
                     (None, None) => break,
                     (Some(e), Some(&d)) if e.0 < d => (e.0, true),
                     (Some(e), None) => (e.0, true),
                     (_, Some(&d)) => (d, false),
                 };
-                let mut at = pos;
-                while at < s && old[at] < x {
-                    at += 1;
+                // Place the old elements below `t` in the open run.
+                if i < c && xi < t {
+                    kept = kept.max(pending);
+                    prev = xi;
+                    let ran_out = unpack_bits_at(b, h.gap_bit(i), c - 1 - i, w, |g| {
+                        xi += g;
+                        i += 1;
+                        if xi < t {
+                            kept = kept.max(g);
+                            prev = xi;
+                            true
+                        } else {
+                            pending = g;
+                            false
+                        }
+                    });
+                    if ran_out {
+                        // The last element is below `t` too.
+                        (i, pending) = (c, 0);
+                    }
                 }
-                mid.extend_from_slice(&old[pos..at]);
-                wts.extend_from_slice(old_wt(pos, at));
-                pos = at;
-                let present = at < s && old[at] == x;
-                if present {
-                    pos += 1;
-                    changed = true;
-                }
-                if is_ins {
+                let present = i < c && xi == t;
+                let new_w = if is_ins {
                     let w = ins[j].1;
                     j += 1;
-                    mid.push(x);
-                    if W::WEIGHTED {
-                        let w = if present {
-                            W::read_le(old_wt(at, at + 1)).combine(w, rule)
-                        } else {
-                            w
-                        };
-                        w.write_le(wts);
+                    if present && !W::WEIGHTED {
+                        continue; // nothing changes: the element stays in its run
                     }
+                    Some(if present {
+                        W::read_le(old_w(i, i + 1)).combine(w, rule)
+                    } else {
+                        w
+                    })
                 } else {
                     k += 1;
+                    if !present {
+                        continue; // absent: nothing changes
+                    }
+                    changed = true;
+                    None
+                };
+                // Close the open run before element i; element i, if present, is dropped
+                // (deleted, or replaced by the new element with the combined weight).
+                if i > run_a {
+                    pieces.push((run_a as u32, i as u32, run_first, prev));
                 }
+                pending = 0;
+                if let Some(nw) = new_w {
+                    pieces.push((u32::MAX, 0, t, t));
+                    nw.write_le(wts);
+                }
+                if present {
+                    if i + 1 < c {
+                        xi += read_bits(b, h.gap_bit(i), w);
+                    }
+                    i += 1;
+                }
+                (run_a, run_first) = (i, xi);
             }
             if !changed {
                 // Only absent elements were to be deleted.
                 return Spliced::Same;
             }
-            mid.extend_from_slice(&old[pos..s]);
-            wts.extend_from_slice(old_wt(pos, s));
-            let lead_gaps = lead.saturating_sub(1);
-            let tail_gaps = (c - tail).saturating_sub(1);
-            // The new gaps: the lead's (old gaps 0..lead-1; gap g lies between old elements
-            // g and g + 1), then from the lead's last element through the middle to the
-            // tail's first (`joins`), then the tail's (old gaps tail..c-1).
-            let seq = || mid.iter().copied().chain((tail < c).then_some(tail_first));
-            let start = if lead > 0 {
-                lead_last
-            } else {
-                match seq().next() {
-                    Some(y) => y,
-                    None => return Spliced::Empty,
-                }
+            // The last run: elements run_a..c, of which i..c were not read; the gap into
+            // element i is inside it.
+            if run_a < c {
+                kept = kept.max(pending);
+                pieces.push((run_a as u32, c as u32, run_first, h.last(b)));
+            }
+            let (Some(&(_, _, first, _)), Some(&(_, _, _, last))) = (pieces.first(), pieces.last())
+            else {
+                return Spliced::Empty;
             };
-            let joins = || {
-                seq().skip((lead == 0) as usize).scan(start, |prev, y| {
-                    let g = y - *prev;
-                    *prev = y;
-                    Some(g)
-                })
-            };
-            let count = lead + mid.len() + (c - tail);
-            let first = if lead > 0 { h.first } else { start };
-            let last = if tail < c {
-                h.last(b)
-            } else {
-                mid.last().copied().unwrap_or(lead_last)
-            };
-            let mut width = gap_width(joins().max().unwrap_or(0));
-            if width < h.width {
-                // The old gaps kept may need the old width: the lead's widest was seen when
-                // the lead was decoded; the tail is read only until a gap needs the old width.
-                width = width.max(gap_width(lead_gap));
-                if width < h.width {
-                    let mut m = 0;
-                    unpack_bits_at(b, h.gap_bit(tail), tail_gaps, h.width, |g| {
-                        m = m.max(g);
-                        gap_width(m) < h.width
-                    });
-                    width = width.max(gap_width(m));
-                }
+            let is_run = |p: &Piece| p.0 != u32::MAX;
+            let count: usize = pieces
+                .iter()
+                .map(|p| if is_run(p) { (p.1 - p.0) as usize } else { 1 })
+                .sum();
+            let joins = || pieces.windows(2).map(|p| p[1].2 - p[0].3);
+            let mut width = gap_width(joins().max().unwrap_or(0).max(kept));
+            if width < w && i + 1 < c {
+                // The unread gaps of the last run (i..c − 1) may need the old width: read
+                // them only until one does.
+                let mut m = 0;
+                unpack_bits_at(b, h.gap_bit(i), c - 1 - i, w, |g| {
+                    m = m.max(g);
+                    gap_width(m) < w
+                });
+                width = width.max(gap_width(m));
             }
             SCRATCH.with(|out| {
                 let mut out = out.borrow_mut();
@@ -915,27 +894,37 @@ impl Chunk {
                 out.push(width as u8);
                 put_varint(&mut out, zigzag(first as i64 - base as i64));
                 let mut bits = BitWriter::new(&mut out, (count - 1) * width as usize);
-                let runs = |bits: &mut BitWriter, from: usize, n: usize| {
-                    if width == h.width {
-                        let w = width as usize;
-                        bits.copy_bits(b, h.gap_bit(from), n * w);
-                    } else {
-                        unpack_bits_at(b, h.gap_bit(from), n, h.width, |g| {
-                            bits.put(g, width);
-                            true
-                        });
+                let mut last_of = None;
+                for p in pieces.iter() {
+                    if let Some(l) = last_of {
+                        bits.put(p.2 - l, width);
                     }
-                };
-                runs(&mut bits, 0, lead_gaps);
-                for g in joins() {
-                    bits.put(g, width);
+                    last_of = Some(p.3);
+                    // A run's own gaps, between its elements a..b.
+                    if is_run(p) && p.1 - p.0 > 1 {
+                        let (a, gaps) = (p.0 as usize, (p.1 - p.0 - 1) as usize);
+                        if width == w {
+                            bits.copy_bits(b, h.gap_bit(a), gaps * w as usize);
+                        } else {
+                            unpack_bits_at(b, h.gap_bit(a), gaps, w, |g| {
+                                bits.put(g, width);
+                                true
+                            });
+                        }
+                    }
                 }
-                runs(&mut bits, tail, tail_gaps);
                 bits.finish();
                 put_varint(&mut out, (last - first) as u64);
-                out.extend_from_slice(old_w(0, lead));
-                out.extend_from_slice(wts);
-                out.extend_from_slice(old_w(tail, c));
+                if W::WEIGHTED {
+                    let mut nw = wts.chunks_exact(W::BYTES);
+                    for p in pieces.iter() {
+                        if is_run(p) {
+                            out.extend_from_slice(old_w(p.0 as usize, p.1 as usize));
+                        } else {
+                            out.extend_from_slice(nw.next().expect("a new element's weight"));
+                        }
+                    }
+                }
             });
             Spliced::Encoded
         })
@@ -1016,7 +1005,7 @@ const SMALL_SPLICE: usize = 32;
 /// [`Chunk::splice_bytes`] of a short chunk (its count + `ins.len() <= SMALL_SPLICE`, at least
 /// one edit): decode all of it onto the stack, merge the edits, encode the result into
 /// `SCRATCH` with the chunk encoder (so the bytes are the canonical ones). Where the general
-/// splice counts a lead, decodes a middle into buffers and copies runs of bits, this is a
+/// splice walks the gaps to cut the chunk into pieces and copies runs of bits, this is a
 /// few loops over registers and L1: most chunks an update lands in are this short (a
 /// vertex's prefix holds all its neighbours up to degree ~b, and most vertices have few).
 fn splice_small<W: Weight>(
