@@ -447,16 +447,17 @@ impl Chunk {
     /// elements of the strictly increasing `del` removed (absent ones are ignored); `ins` and
     /// `del` must not share an element.
     ///
-    /// The result is pieces in order: runs of old elements that no edit falls inside, and the
-    /// edits' new elements. One walk decodes the old gaps up to the last edit, only to find
-    /// where each edit falls (nothing is stored but the pieces' bounds); then the runs' gaps
+    /// The result is pieces in order: runs of old elements that no edit removes or replaces,
+    /// and the edits' new elements. One walk decodes the old gaps up to the last edit, only
+    /// to find where each edit falls (nothing is stored but the pieces' bounds and the new
+    /// elements' weights); then the runs' gaps
     /// are copied as bits (56 at a time) when the width stays the same, their weights as
     /// bytes, and only the gaps between pieces are written one by one: a few edits in a
     /// hub's chunk of hundreds of elements cost one decode up to the last edit and a copy.
     /// The result is the canonical encoding of the new set (the width of its widest gap):
     /// the widest gap inside the runs is noted on the walk, and the gaps after the last edit
-    /// are read only when the others do not reach the old width. Deleting only absent
-    /// elements returns this chunk (a clone).
+    /// are read only when the others do not reach the old width, and only until one does.
+    /// Deleting only absent elements returns this chunk (a clone).
     pub fn splice<W: Weight>(
         &self,
         base: Vertex,
@@ -860,8 +861,8 @@ impl Chunk {
                 // Only absent elements were to be deleted.
                 return Spliced::Same;
             }
-            // The last run: elements run_a..c, of which i..c were not read; the gap into
-            // element i is inside it.
+            // The last run: elements run_a..c, of which i..c were not read; `pending` (the
+            // gap into element i, if element i − 1 was placed) is inside it.
             if run_a < c {
                 kept = kept.max(pending);
                 pieces.push((run_a as u32, c as u32, run_first, h.last(b)));
@@ -1580,16 +1581,24 @@ mod tests {
         #[test]
         fn splice_matches_decode_edit_encode(
             base in 0u32..3000,
-            // Short chunks (`splice_small`) and long ones (the general splice).
+            // Short chunks (`splice_small`), long ones (the general splice), and a single
+            // element (width 0) that many inserts take to the general splice.
             old in prop_oneof![
                 proptest::collection::vec(0u32..2000, 0..24),
-                proptest::collection::vec(0u32..2000, 0..300)
+                proptest::collection::vec(0u32..2000, 0..300),
+                proptest::collection::vec(0u32..2000, 1..2)
             ],
-            edits in proptest::collection::vec((0u32..2200, any::<bool>(), -50i32..50), 0..40),
+            // Edits anywhere from below the first element to past the last (old ids are
+            // `x · spread`, edits `x · spread / 2`): mixed, or inserts enough to reach the
+            // general splice from any chunk.
+            edits in prop_oneof![
+                proptest::collection::vec((0u32..4400, any::<bool>(), -50i32..50), 0..40),
+                proptest::collection::vec((0u32..4400, Just(true), -50i32..50), 32..60)
+            ],
             rule in prop_oneof![Just(Combine::Min), Just(Combine::Sum), Just(Combine::Last)],
             // Spreading the ids widens the gaps: edits that split or join the widest gap,
-            // or add a wider one, change the width.
-            spread in prop_oneof![Just(1u32), 1u32..5000],
+            // or add a wider one, change the width (up to 32 bits with the widest spread).
+            spread in prop_oneof![Just(1u32), 1u32..5000, (1u32 << 19)..(1u32 << 20)],
         ) {
             let old = sorted_set(old.into_iter().map(|x| x * spread).collect());
             let edits: Vec<(Vertex, bool, i32)> = edits

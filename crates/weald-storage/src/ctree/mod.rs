@@ -336,13 +336,14 @@
 //!   drawn from the graph's own stream (`--graph-seed 1`, updates landing on its hubs, whose
 //!   trees a batch nearly always gives a head; five rounds of 20 trials), inserts of 1e5
 //!   +0 / +2.3 / +4.5 / +6.4 / +1.7 % (1.08–1.14e6 against 1.06–1.11e6 edges/s);
-//! * counting a splice's lead 8 gaps at a time (a group decoded by the width's routine and
-//!   its sum compared with the first edit, `codec::sum_below`) instead of gap by gap: even to
+//! * (in the splice before its walk cut chunks into pieces, see "Chunk edits") counting a
+//!   splice's lead 8 gaps at a time (a group decoded by the width's routine and its sum
+//!   compared with the first edit, `codec::sum_below`) instead of gap by gap: even to
 //!   4 % slower at 2·10⁵ and 2000 arcs; the lead costs its cache lines, not its branches;
-//! * leaving the lead's gaps where they are in a chunk spliced in place (when its width,
-//!   first element and count length stay, only the count and the bytes from the lead's last
-//!   whole group of 8 on are written, instead of re-packing the lead into scratch and copying
-//!   it all back): within ±2 % at 20, 2000 and 2·10⁵ arcs.
+//! * (likewise) leaving the lead's gaps where they are in a chunk spliced in place (when its
+//!   width, first element and count length stay, only the count and the bytes from the
+//!   lead's last whole group of 8 on are written, instead of re-packing the lead into
+//!   scratch and copying it all back): within ±2 % at 20, 2000 and 2·10⁵ arcs.
 //!
 //! ## Chunk edits (what updates on hubs cost)
 //!
@@ -350,7 +351,7 @@
 //! size-biased: about 2b elements, not b. When the edits bring no new head the chunk stays
 //! one chunk, and `Chunk::splice` rewrites it without decoding all of it: one walk over the
 //! old gaps up to the last edit finds where each edit falls and cuts the chunk into pieces,
-//! runs of old elements that no edit falls inside and the edits' new elements; the runs'
+//! runs of old elements that no edit removes or replaces and the edits' new elements; the runs'
 //! gaps are then copied as bits (56 at a time) when the width does not change, their
 //! weights as bytes, and only the gaps between pieces are written one by one. When the new
 //! gaps are narrower than the chunk's width the width shrinks only if no kept gap needs it:
@@ -406,7 +407,7 @@
 //! not keep the encoding canonical), was slower in place than one splice (2026-11-30, AMD
 //! EPYC, one process, alternating rounds, both arm orders): inserts of 1e5 −3 to −6 %,
 //! deletes −2 to −7 % (chains of at most two: −3 % and −1 %). Each plan decodes the chunk
-//! from its start up to its element; the splice decodes from the first edit once.
+//! from its start up to its element; the splice walks the chunk up to the last edit once.
 //! (Sorting each source's arcs of a batch in one sequential pass instead of rayon's
 //! `par_chunk_by_mut` measured the same at 1 thread: +0.7 and −0.4 %; nor did sorting each
 //! source's run inside `sort_merge`'s pass that merges its duplicates, one read of the arcs
