@@ -450,10 +450,10 @@ impl Chunk {
     /// The result is pieces in order: runs of old elements that no edit removes or replaces,
     /// and the edits' new elements. One walk decodes the old gaps up to the last edit, only
     /// to find where each edit falls (nothing is stored but the pieces' bounds and the new
-    /// elements' weights); then the runs' gaps
-    /// are copied as bits (56 at a time) when the width stays the same, their weights as
-    /// bytes, and only the gaps between pieces are written one by one: a few edits in a
-    /// hub's chunk of hundreds of elements cost one decode up to the last edit and a copy.
+    /// elements' weights); then the runs' gaps are copied as bits (56 at a time) when the
+    /// width stays the same, their weights as bytes, and only the gaps between pieces are
+    /// written one by one: a few edits in a hub's chunk of hundreds of elements cost one
+    /// decode up to the last edit and a copy.
     /// The result is the canonical encoding of the new set (the width of its widest gap):
     /// the widest gap inside the runs is noted on the walk, and the gaps after the last edit
     /// are read only when the others do not reach the old width, and only until one does.
