@@ -351,31 +351,31 @@
 //! size-biased: about 2b elements, not b. When the edits bring no new head the chunk stays
 //! one chunk, and `Chunk::splice` rewrites it without decoding all of it: one walk over the
 //! old gaps up to the last edit finds where each edit falls and cuts the chunk into pieces,
-//! runs of old elements that no edit removes or replaces and the edits' new elements; the runs'
-//! gaps are then copied as bits (56 at a time) when the width does not change, their
+//! runs of old elements that no edit removes or replaces and the edits' new elements; the
+//! runs' gaps are then copied as bits (56 at a time) when the width does not change, their
 //! weights as bytes, and only the gaps between pieces are written one by one. When the new
 //! gaps are narrower than the chunk's width the width shrinks only if no kept gap needs it:
-//! the widest gap inside the runs is noted on the walk, and the gaps after the last edit are
-//! read only until one needs the old width (decoding every kept gap again for this took
+//! the widest gap inside the runs is noted on the walk, and the gaps after the last edit
+//! are read only until one needs the old width (decoding every kept gap again for this took
 //! 5–7 % of in-place batches of 2·10⁵ arcs, 1 thread, inserts and deletes alike: a delete's
 //! joined gap is usually still narrower than the widest; 3–5 % at 2000 and 20 arcs).
-//! Batches that
-//! continue the graph's own RMAT stream (`weald bench updates FILE --graph-seed 1`, updates
-//! on the hubs) went from 0.9–1.2e5 to 2.2–2.3e5 inserted edges/s at batches of 1000 and
-//! from 3.2–4.0e5 to 6.9–7.3e5 at 1e5 (1 thread, scale 20) when splicing replaced
-//! decode-merge-encode (with varint gaps). Bit-packing the gaps kept the hub rates
-//! (interleaved runs within noise); batches of 1e5 and 1e6 independent edges (mostly
-//! low-degree vertices, small chunks, where the splice's fixed costs weigh more) insert
-//! 3–5 % slower than with varint gaps. Copying the runs between edits, where the splice
-//! had decoded the old elements from the first edit to the last into a buffer, merged them
-//! with the edits into a second one and packed that anew (2026-11-30, AMD EPYC, `weald
-//! bench updates FILE --backend ctree --threads 1`, separate processes interleaved, RMAT
-//! scale 20): in place, batches from the graph's own stream (`--graph-seed 1`, 1e5, three
-//! rounds) insert 1.51–1.52e6 against 1.18–1.19e6 edges/s (+28 %) and delete 1.52–1.55e6
-//! against 1.18–1.19e6; each batch a new version, 1.05–1.06e6 against 0.89–0.90e6 (two
-//! rounds); independent batches of 1e5 (four rounds) insert 4.10–4.16e6 against
-//! 3.87–4.07e6 (+1.4 to +6 %), of 10, 1000 and 1e6 even to +4 %. With the new splice,
-//! `SMALL_SPLICE` 16 instead of 32 measured even to 1.5 % slower (1e5, three rounds).
+//! Batches that continue the graph's own RMAT stream (`weald bench updates FILE
+//! --graph-seed 1`, updates on the hubs) went from 0.9–1.2e5 to 2.2–2.3e5 inserted edges/s
+//! at batches of 1000 and from 3.2–4.0e5 to 6.9–7.3e5 at 1e5 (1 thread, scale 20) when
+//! splicing replaced decode-merge-encode (with varint gaps). Bit-packing the gaps kept the
+//! hub rates (interleaved runs within noise); batches of 1e5 and 1e6 independent edges
+//! (mostly low-degree vertices, small chunks, where the splice's fixed costs weigh more)
+//! insert 3–5 % slower than with varint gaps. Copying the runs between edits, where the
+//! splice had decoded the old elements from the first edit to the last into a buffer,
+//! merged them with the edits into a second one and packed that anew (2026-11-30, AMD EPYC,
+//! `weald bench updates FILE --backend ctree --threads 1`, separate processes interleaved,
+//! RMAT scale 20): in place, batches from the graph's own stream (`--graph-seed 1`, 1e5,
+//! three rounds) insert 1.51–1.52e6 against 1.18–1.19e6 edges/s (+28 %) and delete
+//! 1.52–1.55e6 against 1.18–1.19e6; each batch a new version, 1.05–1.06e6 against
+//! 0.89–0.90e6 (two rounds); independent batches of 1e5 (four rounds) insert 4.10–4.16e6
+//! against 3.87–4.07e6 (+1.4 to +6 %), of 10, 1000 and 1e6 −1.3 to +4.5 %. With the new
+//! splice, `SMALL_SPLICE` 16 instead of 32 measured even to 1.5 % slower (1e5, three
+//! rounds).
 //!
 //! Those fixed costs went for the usual case: a chunk that holds, with the insertions, at
 //! most 32 elements (most vertices' only chunk) is decoded whole onto the stack, merged with
@@ -411,7 +411,7 @@
 //! (Sorting each source's arcs of a batch in one sequential pass instead of rayon's
 //! `par_chunk_by_mut` measured the same at 1 thread: +0.7 and −0.4 %; nor did sorting each
 //! source's run inside `sort_merge`'s pass that merges its duplicates, one read of the arcs
-//! fewer: 1e5 inserts −2 to +7 %, four interleaved rounds, 2026-11-30.)
+//! fewer: 1e5 inserts −2.7, −1.1, −1.8 and +7.6 % in four interleaved rounds, 2026-11-30.)
 //!
 //! ## Scans (what global algorithms cost)
 //!
