@@ -895,12 +895,10 @@ impl Chunk {
                 out.push(width as u8);
                 put_varint(&mut out, zigzag(first as i64 - base as i64));
                 let mut bits = BitWriter::new(&mut out, (count - 1) * width as usize);
-                let mut last_of = None;
-                for p in pieces.iter() {
-                    if let Some(l) = last_of {
-                        bits.put(p.2 - l, width);
+                for (k, p) in pieces.iter().enumerate() {
+                    if k > 0 {
+                        bits.put(p.2 - pieces[k - 1].3, width);
                     }
-                    last_of = Some(p.3);
                     // A run's own gaps, between its elements a..b.
                     if is_run(p) && p.1 - p.0 > 1 {
                         let (a, gaps) = (p.0 as usize, (p.1 - p.0 - 1) as usize);

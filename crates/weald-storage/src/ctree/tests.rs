@@ -681,12 +681,18 @@ fn high_degree_vertex() {
     }
     assert_eq!(g.out_degree(hub), 150_000);
     assert_eq!(g.num_arcs(), 150_000);
-    let mut got = Vec::with_capacity(150_000);
-    g.for_each_out(hub, |v, w| {
-        got.push((v, w));
-        true
-    });
-    assert_eq!(got, model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>());
+    let hub_arcs = |g: &CTreeGraph<i32>| {
+        let mut got = Vec::new();
+        g.for_each_out(hub, |v, w| {
+            got.push((v, w));
+            true
+        });
+        got
+    };
+    assert_eq!(
+        hub_arcs(&g),
+        model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
+    );
     // the weights-only fold walks the tree's chunks and heads in order
     let ws = g.fold_out_weights(hub, (0u64, 0u64), |(i, h), w| {
         (i + 1, h.wrapping_mul(31).wrapping_add(w as u64))
@@ -776,14 +782,6 @@ fn high_degree_vertex() {
     }
     g2.delete_edges_mut(&del);
     g2.check();
-    let hub_arcs = |g: &CTreeGraph<i32>| {
-        let mut got = Vec::new();
-        g.for_each_out(hub, |v, w| {
-            got.push((v, w));
-            true
-        });
-        got
-    };
     assert_eq!(
         hub_arcs(&g2),
         model.iter().map(|(&v, &w)| (v, w)).collect::<Vec<_>>()
