@@ -110,12 +110,24 @@
 //! sibling counts per copied node (a 16-way node shares 15), so it is not the next step by
 //! itself; what would remove the per-level cost is path copying without per-node counts
 //! (reclaiming a node once no held version lies between the versions that made and replaced
-//! it, as LLAMA does for its snapshots). On batches of 1e5 (~76,000 distinct sources of
+//! it, as LLAMA does for its snapshots). That rule presumes a line of versions: a node made
+//! in version b and replaced in d is then reachable from exactly the versions b..d.
+//! [`VersionedGraph`]'s single writer makes such a line, but [`CTreeGraph`]'s persistent
+//! updates may branch (the batch-update experiment inserts every batch into the same held
+//! base, and a node replaced on one branch is still in use on the others), so a count-free
+//! vertex tree would have to be confined to a line of versions, or find dead nodes some
+//! other way (a trace from the live roots). On batches of 1e5 (~76,000 distinct sources of
 //! 2·10⁵ arcs), sorting with duplicate merging takes 6.5–9.3 ms of 57–61 ms, grouping
 //! ~1.5 ms more, and the vertex-tree update the rest. Measured and dropped (alternating
 //! binaries, medians of 4–5 rounds, this machine swings ±20 % between runs):
 //! * blocks of 32 ids (`Mask = u32`): batches of 1e5 even (86 vs 70 ms, within the noise),
 //!   batches of 1000 slower (2.84 vs 2.08 ms: a copied block clones more trees);
+//! * blocks of 8 ids (`Mask = u8`; 2026-11-30, AMD EPYC, `weald bench updates` with each
+//!   batch a new version, three interleaved rounds of 3000 batches): batches of 10 insert
+//!   −1.5 to +3.3 % and delete 3–6 % faster, batches of 1000 4–11 % and 4–16 %, since a
+//!   copied block clones half the trees; but 2.99 bytes per arc instead of 2.77 (twice the
+//!   blocks, each with its node and counts), at the edge of the memory goal, for a gain far
+//!   from the 2–3× the versioned small batches lack;
 //! * chunks that cost nothing to share: first an upper bound (chunk counts never written,
 //!   no chunk ever freed): batches of 1e5 67 vs 83 ms, freeing the replaced version 7.4 vs
 //!   17 ms, batches of 1000 1.93 vs 2.14 ms, batches of 10 even. Then the real thing: the
@@ -528,6 +540,21 @@
 //! are in flight before its first sum): `backends_ab bc` 1.69–1.86× the CSR against
 //! 1.71–1.93× (three runs each). A profile of the snapshot's BC puts the sweep's time on
 //! the loads of the contributions, as the CSR's, yet it takes about twice the CSR's samples.
+//! *A look-ahead fold over in-arcs for BC's dense pulls* (2026-11-30; an `InGraph` method
+//! like `fold_out_ahead`, both backends prefetching the σ of the in-neighbour 16 arcs
+//! ahead, the snapshot's vertices of degree one read from their lead): a profile of
+//! `backends_ab bc` puts most of the snapshot's extra time in the forward pulls
+//! (`pull_sigma`: 1.8–1.9× the CSR's samples, the backward sweep 1.4–1.5×), 63 % of the
+//! chunk loop's samples on the add that waits for σ. With the look-ahead, 24 rounds
+//! interleaved with the base binary (11 trials each) gave a median ratio of 1.79 against
+//! 1.89, the new binary ahead in 15 of the 24 pairs and even in a quiet hour (six pairs:
+//! 1.77–2.02 against 1.83–1.98): within this machine's swings, not kept. Most pulled vertices
+//! have a few in-arcs, whose first σ are read as soon as they are handed ahead. Summing by
+//! value (`fold_in`) without the look-ahead: even or slower (1.74–1.95 against 1.72–1.83,
+//! three pairs). For MIS,
+//! counting the earlier neighbours at the start with `fold_out_ahead` (a fold by value) in
+//! place of `for_each_out` was 7–22 % slower on the snapshot (its ring of decoded elements
+//! costs more than the lead-first scan), and its dense release step by `fold_in` was even.
 //!
 //! ## Memory
 //!
