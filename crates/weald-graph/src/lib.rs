@@ -32,3 +32,8 @@ pub type Vertex = u32;
 
 /// The largest representable vertex id (reserved as a "none" marker in some arrays).
 pub const NO_VERTEX: Vertex = u32::MAX;
+
+/// The largest vertex id a graph may hold: `n = max id + 1` must be a `Vertex` too, and
+/// [`NO_VERTEX`] is reserved. Readers, update parsers and the streaming store refuse larger
+/// ids.
+pub const MAX_VERTEX: Vertex = NO_VERTEX - 1;

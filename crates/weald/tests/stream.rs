@@ -264,6 +264,30 @@ fn checkpoints_bound_the_log_and_recovery_uses_them() {
 }
 
 #[test]
+fn a_message_naming_an_id_above_the_largest_is_refused_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let s = create(&t.path().join("d"), opts(10));
+    let p = s.producer();
+    let Err(e) = p.send_tagged(
+        vec![Update::InsertEdge(0, 1, 1), Update::InsertVertex(u32::MAX)],
+        1,
+        true,
+    ) else {
+        panic!("a message naming vertex 2^32 - 1 was accepted");
+    };
+    assert!(e.to_string().contains("4294967294"), "{e}");
+    // Nothing of it was applied; the largest id itself is accepted.
+    let v = p
+        .send_all(vec![Update::DeleteVertex(weald::graph::MAX_VERTEX)])
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(s.acquire().graph().num_arcs(), 0);
+    assert_eq!(v, s.version());
+    s.close().unwrap();
+}
+
+#[test]
 fn torn_tail_is_cut_and_reported() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
@@ -274,11 +298,21 @@ fn torn_tail_is_cut_and_reported() {
     let seg = segments(&dir).pop().unwrap();
     // Cut the last record in half.
     truncate(&seg, |len| len - 50);
+    let before = fs::read(&seg).unwrap();
     let s = Store::<i32>::open(&dir, opts(100)).unwrap();
     let r = s.recovery().clone();
     let d = r.dropped.expect("the torn tail is reported");
     assert!(!d.inside);
     assert!(d.reason.contains("torn"), "{}", d.reason);
+    // The bytes cut are kept beside the log, exactly.
+    assert_eq!(d.set_aside.len(), 1, "{:?}", d.set_aside);
+    let aside = fs::read(&d.set_aside[0]).unwrap();
+    assert_eq!(aside.len() as u64, d.bytes);
+    assert_eq!(before[before.len() - aside.len()..], aside[..]);
+    assert_eq!(
+        fs::metadata(&seg).unwrap().len() as usize,
+        before.len() - aside.len()
+    );
     let kept = r.tag as usize;
     assert!(
         kept < 2_000 && kept > 1_000,

@@ -46,8 +46,8 @@ pub fn set_block_size(bytes: usize) {
     BLOCK_SIZE.store(bytes.max(64), Ordering::Relaxed);
 }
 
-/// The largest vertex id a file may use (`u32::MAX` is reserved).
-pub const MAX_ID: u64 = u32::MAX as u64 - 1;
+/// The largest vertex id a file may use ([`weald_graph::MAX_VERTEX`]).
+pub const MAX_ID: u64 = weald_graph::MAX_VERTEX as u64;
 
 /// A `Read` that counts the bytes it hands out (compressed bytes for a gzip file).
 struct Counting<R> {

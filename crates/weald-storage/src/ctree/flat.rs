@@ -120,7 +120,10 @@ impl<W: Weight> FlatSnapshot<W> {
         let n = graph.num_vertices() as u64;
         let per_vertex = (std::mem::size_of::<CTree<W>>() + std::mem::size_of::<Lead<W>>()) as u64;
         weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, per_vertex), || {
-            format!("a flat snapshot of a graph with vertex ids up to {n}")
+            format!(
+                "a flat snapshot of a graph with vertex ids up to {}",
+                n.saturating_sub(1)
+            )
         })?;
         Ok(Self::new(graph))
     }

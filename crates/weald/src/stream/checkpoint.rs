@@ -14,7 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use weald_graph::batch::Combine;
 use weald_graph::codec::{get_varint, put_varint};
-use weald_graph::{Result, Vertex, WealdError, Weight};
+use weald_graph::{Graph, InGraph, Result, Vertex, WealdError, Weight};
 use weald_io::binary;
 use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::CTreeGraph;
@@ -101,6 +101,20 @@ where
     AnyCsr: From<Csr<W>>,
 {
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    // The CSR is built in memory first: refuse one that cannot fit (offsets per vertex slot,
+    // targets and weights per arc, twice with in-arcs) instead of aborting on the allocation.
+    let (n, arcs) = (graph.num_vertices() as u64, graph.num_arcs() as u64);
+    let sides = 1 + u64::from(graph.is_directed() && graph.has_in_edges());
+    let bytes = weald_graph::mem::bytes_for(n + 1, 8)
+        .zip(weald_graph::mem::bytes_for(arcs, 4 + W::BYTES as u64))
+        .and_then(|(o, a)| o.checked_add(a))
+        .and_then(|b| b.checked_mul(sides));
+    weald_graph::mem::ensure_fits(bytes, || {
+        format!(
+            "the checkpoint of version {} ({n} vertex slots, {arcs} arcs)",
+            meta.version
+        )
+    })?;
     let csr = AnyCsr::from(Csr::from_graph(graph));
     let mut m = Vec::new();
     m.extend_from_slice(&META_MAGIC);

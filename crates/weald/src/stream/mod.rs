@@ -34,7 +34,8 @@
 //!
 //! **Recovery** ([`Store::open`]): the newest checkpoint that reads back, then every log record
 //! after it, in order, each checked by its CRC. A torn tail (an incomplete or failing last
-//! record with nothing valid after it) is cut off and reported in the [`RecoveryReport`];
+//! record with nothing valid after it) is cut off (a copy of the bytes cut is kept as a
+//! `*.wal.tail-OFFSET.damaged` file) and reported in the [`RecoveryReport`];
 //! damage with valid records after it is an error unless `salvage` is set, which keeps the
 //! valid prefix in the log (the damaged segment is cut after it) and sets the rest aside as
 //! `*.wal.damaged` files (a copy of the damaged segment, the later segments renamed).

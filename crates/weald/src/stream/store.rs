@@ -258,8 +258,9 @@ pub struct Dropped {
     /// Whether the damage was inside the log (with valid records after it) rather than a torn
     /// tail; only opened with `salvage`.
     pub inside: bool,
-    /// Files set aside by `salvage`: a copy of the damaged segment (whose valid prefix stays
-    /// in the log) and the later segments, renamed; all `*.wal.damaged`.
+    /// Files set aside: with `salvage`, a copy of the damaged segment (whose valid prefix
+    /// stays in the log) and the later segments, renamed, all `*.wal.damaged`; for a torn
+    /// tail, a copy of the bytes cut (`*.wal.tail-OFFSET.damaged`).
     pub set_aside: Vec<PathBuf>,
 }
 
@@ -457,8 +458,17 @@ impl<W: Weight> Producer<W> {
     ///
     /// A message is committed whole, in one log record; one whose record would exceed the
     /// log's limit (1 GiB, at least 50 million updates) is refused here, and nothing of it is
-    /// applied. Split such a message into several.
+    /// applied. Split such a message into several. So is a message naming a vertex id above
+    /// [`weald_graph::MAX_VERTEX`].
     pub fn send_tagged(&self, us: Vec<Update<W>>, tag: u64, ack: bool) -> Result<Option<Ticket>> {
+        if let Some(u) = us.iter().find(|u| u.max_id() > weald_graph::MAX_VERTEX) {
+            return Err(WealdError::Invalid(format!(
+                "vertex id {} is above the largest supported id {} (a message is committed \
+                 whole: nothing of it was applied)",
+                u.max_id(),
+                weald_graph::MAX_VERTEX
+            )));
+        }
         let bytes: usize = us.iter().map(Update::encoded_len).sum();
         if bytes > self.max_bytes {
             return Err(WealdError::Invalid(format!(
@@ -799,6 +809,18 @@ where
                     wal::sync_dir(&waldir)?;
                     last_valid_len = None;
                 } else {
+                    if !inside {
+                        // A copy of the bytes cut (a torn write, or a damaged last record):
+                        // the log loses them, the directory keeps them for inspection.
+                        let aside = path.with_extension(format!("wal.tail-{}.damaged", d.offset));
+                        let tail = fs::read(&path)
+                            .map(|b| b[(scan.valid_len as usize).min(b.len())..].to_vec())
+                            .map_err(|e| WealdError::io(&path, e))?;
+                        fs::write(&aside, tail)
+                            .and_then(|_| File::open(&aside)?.sync_all())
+                            .map_err(|e| WealdError::io(&aside, e))?;
+                        dropped.set_aside.push(aside);
+                    }
                     wal::truncate(&path, scan.valid_len)?;
                     last_valid_len = Some(scan.valid_len);
                 }

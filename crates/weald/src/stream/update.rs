@@ -2,7 +2,7 @@
 //! encoding.
 
 use weald_graph::codec::{get_varint, put_varint, varint_len};
-use weald_graph::{UpdateBatch, Vertex, Weight};
+use weald_graph::{UpdateBatch, Vertex, Weight, MAX_VERTEX};
 
 /// One change to the graph.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -36,7 +36,9 @@ impl<W: Weight> Update<W> {
         let fields: Vec<&str> = it.collect();
         let id = |s: &str| -> Result<Vertex, String> {
             s.parse::<Vertex>()
-                .map_err(|_| format!("`{s}` is not a vertex id (an integer 0..=4294967295)"))
+                .ok()
+                .filter(|&v| v <= MAX_VERTEX)
+                .ok_or_else(|| format!("`{s}` is not a vertex id (an integer 0..={MAX_VERTEX})"))
         };
         let arity = |want: &str, ok: bool| {
             if ok {
@@ -81,6 +83,14 @@ impl<W: Weight> Update<W> {
             }
         };
         Ok(Some(u))
+    }
+
+    /// The largest vertex id the update names.
+    pub fn max_id(&self) -> Vertex {
+        match *self {
+            Update::InsertEdge(u, v, _) | Update::DeleteEdge(u, v) => u.max(v),
+            Update::InsertVertex(u) | Update::DeleteVertex(u) => u,
+        }
     }
 
     /// Append the log encoding: an op byte, varint ids, the weight's little-endian bytes.
@@ -245,8 +255,23 @@ mod tests {
         );
         assert_eq!(Update::<()>::parse("  # c").unwrap(), None);
         assert_eq!(Update::<()>::parse("").unwrap(), None);
+        // The largest id is MAX_VERTEX (2^32 - 2) on every update.
+        assert_eq!(
+            Update::<()>::parse("- 4294967294 0").unwrap(),
+            Some(Update::DeleteEdge(MAX_VERTEX, 0))
+        );
         for bad in [
-            "+ 1", "* 1 2", "- 1 2 3", "+v", "+ 1 x", "+ 1 2 3", "+ -1 2",
+            "+ 1",
+            "* 1 2",
+            "- 1 2 3",
+            "+v",
+            "+ 1 x",
+            "+ 1 2 3",
+            "+ -1 2",
+            "+ 4294967295 1",
+            "- 1 4294967295",
+            "+v 4294967295",
+            "-v 4294967296",
         ] {
             assert!(Update::<()>::parse(bad).is_err(), "{bad}");
         }
