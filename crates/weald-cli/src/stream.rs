@@ -40,10 +40,38 @@ impl DataArgs {
         let t = Instant::now();
         let spin = Spinner::new(quiet, "recovering");
         let store = AnyStore::open(dir, StoreOptions::default())?;
+        drop(spin);
+        warn_dropped(dir, store.recovery());
         let (v, g) = store.graph(self.version)?;
         store.close()?;
-        drop(spin);
         Ok((v, g, t.elapsed().as_secs_f64()))
+    }
+}
+
+/// Say on stderr what opening `dir` cut from its log (a torn or damaged tail: the library
+/// reports it in the recovery report; `weald recover` prints the report in full). Every
+/// command that opens a data directory calls this, so that no cut goes unmentioned.
+fn warn_dropped(dir: &Path, rec: &RecoveryReport) {
+    if let Some(d) = &rec.dropped {
+        let aside: Vec<String> = d
+            .set_aside
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        eprintln!(
+            "warning: {}: the log was cut at byte {} of {} ({}): {} byte(s) dropped, recovered up to version {}{}",
+            dir.display(),
+            d.offset,
+            d.segment.display(),
+            d.reason,
+            d.bytes,
+            rec.version,
+            if aside.is_empty() {
+                String::new()
+            } else {
+                format!("; a copy is in {}", aside.join(", "))
+            }
+        );
     }
 }
 
@@ -135,11 +163,37 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
     if a.batch == 0 {
         return Err(WealdError::Invalid("--batch must be at least 1".into()));
     }
-    let valid_times = a.max_wait >= 0.0 && a.query_every >= 0.0 && a.rate.is_none_or(|r| r > 0.0);
-    if !valid_times {
-        return Err(WealdError::Invalid(
-            "--max-wait and --query-every must be >= 0 and --rate > 0".into(),
-        ));
+    if a.load.chunk_b() < 2 {
+        return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
+    }
+    // Every number is checked before the data directory is opened or created.
+    let max_wait = duration_arg("--max-wait", a.max_wait, 1e3, "milliseconds")?;
+    let query_every = duration_arg("--query-every", a.query_every, 1e3, "milliseconds")?;
+    let keep_seconds = a
+        .keep_seconds
+        .map(|x| duration_arg("--keep-seconds", x, 1.0, "seconds"))
+        .transpose()?;
+    if let Some(r) = a.rate.filter(|r| !(r.is_finite() && *r >= MIN_RATE)) {
+        return Err(WealdError::Invalid(format!(
+            "--rate must be a finite number of updates per second, at least {MIN_RATE:?} (got {r:?})"
+        )));
+    }
+    if let Some(w) = a.window.filter(|w| !(w.is_finite() && *w >= 0.0)) {
+        return Err(WealdError::Invalid(format!(
+            "--window must be a finite time >= 0 in the file's units (got {w:?})"
+        )));
+    }
+    // The input must be readable before a new data directory is created for it.
+    for p in [&a.updates, &a.temporal].into_iter().flatten() {
+        if p != Path::new("-") {
+            let meta = std::fs::metadata(p).map_err(|e| WealdError::io(p, e))?;
+            if meta.is_dir() {
+                return Err(WealdError::Invalid(format!(
+                    "{}: a directory, not an update file",
+                    p.display()
+                )));
+            }
+        }
     }
     let ack_out = match &a.ack_out {
         Some(p) => Some(Arc::new(Mutex::new(
@@ -154,12 +208,12 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
     let opts = StoreOptions {
         fsync,
         batch_size: a.batch,
-        max_wait: Duration::from_secs_f64(a.max_wait / 1e3),
+        max_wait,
         segment_bytes: a.segment_bytes,
         checkpoint_every: a.checkpoint_every,
         retention: Retention {
             last: a.keep_last.max(1),
-            newer_than: a.keep_seconds.map(Duration::from_secs_f64),
+            newer_than: keep_seconds,
         },
         on_commit: ack_out.map(|f| {
             Arc::new(move |c: &Commit| {
@@ -184,7 +238,20 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
         ..StoreOptions::default()
     };
     let store = open_or_create(&a, opts, quiet)?;
-    weald::with_store!(store, s => drive(s, &a, query, quiet))
+    weald::with_store!(store, s => drive(s, &a, query, query_every, quiet))
+}
+
+/// The slowest `--rate` (updates per second): one update about every 11.6 days.
+const MIN_RATE: f64 = 1e-6;
+
+/// `x` (in `unit`s, `per_second` of them in a second) as a duration, or an error naming
+/// `flag`: negative, NaN, infinite and too-large values are refused.
+fn duration_arg(flag: &str, x: f64, per_second: f64, unit: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(x / per_second).map_err(|_| {
+        WealdError::Invalid(format!(
+            "{flag} must be a finite number of {unit}, at least 0 (got {x:?})"
+        ))
+    })
 }
 
 /// Open the data directory, or create it (from `--base` if given).
@@ -250,8 +317,13 @@ fn update_lines<W: Weight>(path: &Path) -> Result<Source<W>> {
 }
 
 /// A timestamped edge list in time order (stable for equal times), as insertions, with
-/// deletions of edges that leave the window.
-fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Source<W>> {
+/// deletions of edges that leave the window. In an undirected store `u v` and `v u` are one
+/// edge: either insertion renews it.
+fn temporal_updates<W: Weight>(
+    path: &Path,
+    window: Option<f64>,
+    directed: bool,
+) -> Result<Source<W>> {
     let f = File::open(path).map_err(|e| WealdError::io(path, e))?;
     let mut rows: Vec<(f64, u64, Vertex, Vertex, W)> = Vec::new();
     for (i, l) in BufReader::new(f).lines().enumerate() {
@@ -308,6 +380,11 @@ fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Sourc
     let mut live: VecDeque<(f64, Vertex, Vertex)> = VecDeque::new();
     let mut newest: HashMap<(Vertex, Vertex), f64> = HashMap::new();
     for (t, line, u, v, w) in rows {
+        let key = if directed {
+            (u, v)
+        } else {
+            (u.min(v), u.max(v))
+        };
         while let Some(&(t0, a, b)) = live.front() {
             if t0 >= t - window {
                 break;
@@ -318,8 +395,8 @@ fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Sourc
                 out.push(Ok((line, Update::DeleteEdge(a, b))));
             }
         }
-        live.push_back((t, u, v));
-        newest.insert((u, v), t);
+        live.push_back((t, key.0, key.1));
+        newest.insert(key, t);
         out.push(Ok((line, Update::InsertEdge(u, v, w))));
     }
     Ok(Box::new(out.into_iter()))
@@ -328,6 +405,23 @@ fn temporal_updates<W: Weight>(path: &Path, window: Option<f64>) -> Result<Sourc
 fn median(mut xs: Vec<f64>) -> Option<f64> {
     xs.sort_by(f64::total_cmp);
     (!xs.is_empty()).then(|| percentile(&xs, 0.5))
+}
+
+/// Run `alg` once on a one-edge graph of the store's kind (directed or not, its weight type),
+/// so that a query the store's graphs cannot answer (SSSP on an unweighted graph, triangle
+/// counting on a directed one) is refused before any update is sent.
+fn check_query<W: Weight>(store: &Store<W>, alg: Algorithm) -> Result<()>
+where
+    AnyCsr: From<Csr<W>>,
+    AnyFlat: From<FlatSnapshot<W>>,
+{
+    let mut g = CTreeGraph::<W>::new(store.acquire().graph().options());
+    let one = W::parse("1").unwrap_or_default();
+    g.insert_edges_mut(&[(0, 1, one)], Combine::Last);
+    let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(&g)), None);
+    runner::run(&g, alg, &RunParams::default())
+        .map(|_| ())
+        .map_err(|e| WealdError::Invalid(format!("--query {}: {e}", alg.name())))
 }
 
 /// One query on a snapshot of the newest version; returns its seconds (flattening included).
@@ -363,6 +457,7 @@ fn drive<W: Weight>(
     store: Store<W>,
     a: &StreamArgs,
     query: Option<Algorithm>,
+    query_every: Duration,
     quiet: bool,
 ) -> Result<ExitCode>
 where
@@ -370,9 +465,14 @@ where
     AnyFlat: From<FlatSnapshot<W>>,
 {
     let rec = store.recovery().clone();
+    warn_dropped(&a.data, &rec);
+    if let Some(alg) = query {
+        check_query(&store, alg)?;
+    }
+    let directed = store.manifest().layout.directed;
     let source: Source<W> = match (&a.updates, &a.temporal) {
         (Some(p), _) => update_lines(p)?,
-        (None, Some(p)) => temporal_updates(p, a.window)?,
+        (None, Some(p)) => temporal_updates(p, a.window, directed)?,
         (None, None) => unreachable!("clap requires one"),
     };
     let producer = store.producer();
@@ -394,8 +494,8 @@ where
                     lat.push(query_once(&snap, alg, seed)?);
                     drop(snap);
                     seed += 1;
-                    if a.query_every > 0.0 {
-                        std::thread::sleep(Duration::from_secs_f64(a.query_every / 1e3));
+                    if !query_every.is_zero() {
+                        std::thread::sleep(query_every);
                     }
                     if done.load(Ordering::Acquire) {
                         break;
@@ -603,6 +703,7 @@ pub struct VersionsArgs {
 
 pub fn versions(a: VersionsArgs, _quiet: bool) -> Result<ExitCode> {
     let store = AnyStore::open(&a.data, StoreOptions::default())?;
+    warn_dropped(&a.data, store.recovery());
     if let Some(p) = &a.pin {
         let (name, v) = p
             .split_once('=')

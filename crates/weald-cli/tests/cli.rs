@@ -520,6 +520,209 @@ fn stream_bad_input_is_a_clear_error_with_file_and_line() {
 }
 
 #[test]
+fn stream_refuses_bad_options_and_ids_before_committing_anything() {
+    let t = tempfile::tempdir().unwrap();
+    let ups = write_file(t.path(), "u.txt", &["+ 1 2", "+ 2 3"]);
+    // Numbers that no duration holds, a chunk parameter below 2, an input that is missing:
+    // refused before the data directory is created (each had panicked, or left a directory
+    // nothing could open).
+    for (i, (opts, says)) in [
+        (&["--max-wait", "inf"][..], "--max-wait"),
+        (&["--keep-seconds", "nan"], "--keep-seconds"),
+        (&["--rate", "1e-300"], "--rate"),
+        (&["--rate", "0"], "--rate"),
+        (
+            &["--query", "bfs", "--query-every", "1e300"],
+            "--query-every",
+        ),
+        (&["--chunk-b", "0"], "--chunk-b"),
+        (&["--max-wait=-1"], "--max-wait"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = t.path().join(format!("d{i}"));
+        let mut args = vec![
+            "-q",
+            "stream",
+            "--data",
+            dir.to_str().unwrap(),
+            "--updates",
+            &ups,
+        ];
+        args.extend_from_slice(opts);
+        let o = weald(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{opts:?}: {e}");
+        assert!(e.contains(says) && !e.contains("panicked"), "{opts:?}: {e}");
+        assert!(!dir.exists(), "{opts:?} created the data directory");
+    }
+    let missing = t.path().join("typo.txt");
+    let dir = t.path().join("dm");
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dir.to_str().unwrap(),
+        "--updates",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!dir.exists(), "a missing input created the data directory");
+    let tf = write_file(t.path(), "t.txt", &["1 2 10"]);
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dir.to_str().unwrap(),
+        "--temporal",
+        &tf,
+        "--window",
+        "nan",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--window"), "{}", stderr(&o));
+
+    // A query the store's graph cannot answer is refused before any update is sent.
+    let d = t.path().join("q");
+    let dq = d.to_str().unwrap();
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dq,
+        "--updates",
+        &ups,
+        "--query",
+        "sssp",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--query sssp"), "{}", stderr(&o));
+    let i = json(&weald(&["-q", "info", "--data", dq, "--json"]));
+    assert_eq!(
+        i["edges"], 0,
+        "updates were committed before the query was refused"
+    );
+
+    // The largest id is 2^32 - 2, as for graph files: 2^32 - 1 would make n overflow.
+    let big = write_file(t.path(), "big.txt", &["+ 0 1", "+ 4294967295 1"]);
+    let d = t.path().join("big");
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d.to_str().unwrap(),
+        "--updates",
+        &big,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("big.txt:2") && e.contains("4294967294"), "{e}");
+}
+
+#[test]
+fn stream_window_on_an_undirected_store_renews_an_edge_inserted_either_way() {
+    let t = tempfile::tempdir().unwrap();
+    // `2 1` at 12 renews the edge {1, 2} of time 10: at 13, with a window of 2.5, it is
+    // 1 old and stays. Directed, `1 2` (10) leaves and `2 1` (12) stays.
+    let tf = write_file(t.path(), "t.txt", &["1 2 10", "2 1 12", "3 4 13"]);
+    for (directed, want) in [(false, 2), (true, 2)] {
+        let d = t.path().join(format!("d{directed}"));
+        let mut args = vec![
+            "-q",
+            "stream",
+            "--data",
+            d.to_str().unwrap(),
+            "--temporal",
+            &tf,
+            "--window",
+            "2.5",
+            "--json",
+        ];
+        if directed {
+            args.push("--directed");
+        }
+        let v = json(&weald(&args));
+        assert_eq!(v["edges"], want, "directed {directed}: {v}");
+        let out = t.path().join(format!("e{directed}.el"));
+        let o = weald(&[
+            "-q",
+            "export",
+            "--data",
+            d.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let has = |a: &str| {
+            text.lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == a)
+        };
+        if directed {
+            assert!(has("2 1") && !has("1 2") && has("3 4"), "{text}");
+        } else {
+            assert!(has("1 2") && has("2 1") && has("3 4"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_damaged_log_tail_is_reported_by_every_command_that_opens_the_directory() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path().join("data");
+    let dd = d.to_str().unwrap();
+    let ups = write_file(t.path(), "u.txt", &["+ 0 1", "+ 1 2", "+ 2 3"]);
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dd,
+        "--updates",
+        &ups,
+        "--batch",
+        "1",
+        "--fsync",
+        "always",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Flip a byte of the last record.
+    let seg = std::fs::read_dir(d.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "wal"))
+        .unwrap();
+    let mut b = std::fs::read(&seg).unwrap();
+    let n = b.len();
+    b[n - 2] ^= 0xff;
+    std::fs::write(&seg, &b).unwrap();
+    let o = weald(&["-q", "info", "--data", dd, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("warning") && e.contains("dropped") && e.contains(".damaged"),
+        "{e}"
+    );
+    assert_eq!(json(&o)["edges"], 2);
+    // The cut bytes are kept beside the log; the log itself is cut.
+    let aside: Vec<PathBuf> = std::fs::read_dir(d.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".damaged"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let kept = std::fs::read(&aside[0]).unwrap();
+    assert!(
+        !kept.is_empty() && b.ends_with(&kept),
+        "the copy holds the bytes cut"
+    );
+    assert_eq!(
+        std::fs::metadata(&seg).unwrap().len() as usize,
+        n - kept.len()
+    );
+}
+
+#[test]
 fn stream_temporal_window_and_concurrent_query() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("data");
