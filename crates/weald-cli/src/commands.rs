@@ -142,6 +142,9 @@ fn updates_and_flat<W: weald::Weight>(
 }
 
 fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
+    if a.trials == 0 {
+        return Err(WealdError::Invalid("--trials must be at least 1".into()));
+    }
     // Batches that continue the graph's stream must meet the generator's ids, not compacted ones.
     a.load.keep_ids |= a.graph_seed.is_some();
     let lg = a.load.load_ctree(&a.file, quiet)?;
@@ -256,6 +259,11 @@ impl LoadArgs {
         self.directed
     }
 
+    /// `--undirected` was given.
+    pub(crate) fn is_undirected(&self) -> bool {
+        self.undirected
+    }
+
     /// `--weighted` was given.
     pub(crate) fn is_weighted(&self) -> bool {
         self.weighted
@@ -272,7 +280,11 @@ impl LoadArgs {
         };
         let dedup = match self.dedup.as_str() {
             "none" => None,
-            s => Some(s.parse::<Combine>().map_err(WealdError::Invalid)?),
+            s => Some(s.parse::<Combine>().map_err(|_| {
+                WealdError::Invalid(format!(
+                    "unknown --dedup rule `{s}` (expected none, min, max, sum, first or last)"
+                ))
+            })?),
         };
         Ok(LoadOptions {
             format,
@@ -680,11 +692,14 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if a.trials == 0 {
+        return Err(WealdError::Invalid("--trials must be at least 1".into()));
+    }
     let alg: Algorithm = a.algorithm.as_deref().unwrap_or_default().parse()?;
     let file = a.file.clone().unwrap_or_default();
     let mut params = RunParams {
         source: a.source,
-        trials: a.trials.max(1),
+        trials: a.trials,
         verify: a.verify,
         seed: a.seed,
         delta: a.delta,

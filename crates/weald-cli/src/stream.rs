@@ -263,6 +263,32 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
                 a.data.display()
             )));
         }
+        // The options that shape a new directory must not contradict the one that exists.
+        let m = Manifest::read(&a.data)?;
+        let kind = if m.layout.directed {
+            "a directed"
+        } else {
+            "an undirected"
+        };
+        let contradiction = if a.load.is_directed() && !m.layout.directed {
+            Some("--directed".to_string())
+        } else if a.load.is_undirected() && m.layout.directed {
+            Some("--undirected".to_string())
+        } else if a.load.is_weighted() && m.weight == "none" {
+            Some("--weighted".to_string())
+        } else {
+            a.weight_type
+                .as_ref()
+                .filter(|w| **w != m.weight)
+                .map(|w| format!("--weight-type {w}"))
+        };
+        if let Some(opt) = contradiction {
+            return Err(WealdError::Invalid(format!(
+                "{}: {opt} contradicts the data directory, which holds {kind} graph with weights `{}`",
+                a.data.display(),
+                m.weight
+            )));
+        }
         return AnyStore::open(&a.data, opts);
     }
     let combine: Combine = a.combine.parse().map_err(WealdError::Invalid)?;

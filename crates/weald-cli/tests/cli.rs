@@ -621,6 +621,63 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
 }
 
 #[test]
+fn options_that_contradict_an_existing_data_directory_or_ask_for_nothing_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let ups = write_file(t.path(), "u.txt", &["+ 1 2", "+ 2 3"]);
+    let d = t.path().join("data");
+    let dd = d.to_str().unwrap();
+    let o = weald(&["-q", "stream", "--data", dd, "--updates", &ups]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The directory holds an undirected, unweighted graph: options saying otherwise are
+    // refused (they had been ignored), options that agree are accepted.
+    for opt in [
+        &["--directed"][..],
+        &["--weighted"],
+        &["--weight-type", "f64"],
+    ] {
+        let mut args = vec!["-q", "stream", "--data", dd, "--updates", &ups];
+        args.extend_from_slice(opt);
+        let o = weald(&args);
+        assert_eq!(o.status.code(), Some(1), "{opt:?}");
+        assert!(
+            stderr(&o).contains("contradicts"),
+            "{opt:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dd,
+        "--updates",
+        &ups,
+        "--undirected",
+        "--weight-type",
+        "none",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A version after the newest, a file given as --data, no trials.
+    let o = weald(&["-q", "run", "bfs", "--data", dd, "--version", "9"]);
+    assert!(stderr(&o).contains("does not exist yet"), "{}", stderr(&o));
+    let o = weald(&["-q", "info", "--data", &ups]);
+    assert!(
+        stderr(&o).contains("a file, not a data directory"),
+        "{}",
+        stderr(&o)
+    );
+    let g = data("static/CA-GrQc.txt");
+    for cmd in [&["run", "bfs"][..], &["bench", "updates"]] {
+        let mut args = vec!["-q"];
+        args.extend_from_slice(cmd);
+        args.extend_from_slice(&[&g, "--trials", "0"]);
+        let o = weald(&args);
+        assert_eq!(o.status.code(), Some(1), "{cmd:?}");
+        assert!(stderr(&o).contains("--trials"), "{cmd:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn stream_window_on_an_undirected_store_renews_an_edge_inserted_either_way() {
     let t = tempfile::tempdir().unwrap();
     // `2 1` at 12 renews the edge {1, 2} of time 10: at 13, with a window of 2.5, it is

@@ -82,8 +82,13 @@ impl Manifest {
         let path = dir.join(MANIFEST);
         if !dir.is_dir() {
             return Err(WealdError::Invalid(format!(
-                "{}: no such data directory",
-                dir.display()
+                "{}: {}",
+                dir.display(),
+                if dir.exists() {
+                    "a file, not a data directory (one written by `weald stream`)"
+                } else {
+                    "no such data directory"
+                }
             )));
         }
         let text = match fs::read_to_string(&path) {
@@ -1049,10 +1054,15 @@ where
             return Ok(Snapshot::detached(g, meta.version));
         }
         let kept: Vec<u64> = self.versions()?.iter().map(|v| v.version).collect();
-        Err(WealdError::Invalid(format!(
-            "version {version} is not retained (retained: {})",
-            summarize(&kept)
-        )))
+        let newest = self.version();
+        Err(WealdError::Invalid(if version > newest {
+            format!("version {version} does not exist yet: the newest is {newest}")
+        } else {
+            format!(
+                "version {version} is not retained (retained: {})",
+                summarize(&kept)
+            )
+        }))
     }
 
     /// The newest retained version committed at or before `time_ns` (ns since the epoch).
