@@ -409,6 +409,23 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         )));
     }
     let format = out_format(&a.out, a.format.as_deref())?;
+    // Refuse up front what cannot fit, rather than be killed part way. A lower bound: the
+    // CSR's offsets (8 bytes a vertex) and 4 bytes a vertex more (the generator's vertex
+    // permutation, the build's counts), and the larger of the edge list (8 bytes an edge, 16
+    // with weights) and the CSR's arcs (4 bytes each, 12 with weights). Scale 31 with no
+    // edges at all needs 24 GiB.
+    let n = 1u128 << a.scale;
+    let m = n * a.edge_factor as u128;
+    let (el_b, arc_b) = if a.weights.is_some() {
+        (16, 12)
+    } else {
+        (8, 4)
+    };
+    let arcs = if a.directed { m } else { 2 * m };
+    let bytes = n * 12 + (m * el_b).max(arcs * arc_b);
+    weald::graph::mem::ensure_fits(u64::try_from(bytes).ok(), || {
+        format!("generating 2^{} vertices and {m} edges", a.scale)
+    })?;
     let t = Instant::now();
     let spin = Spinner::new(quiet, "generating");
     let el = match a.kind {

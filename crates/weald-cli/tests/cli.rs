@@ -231,6 +231,27 @@ fn read(p: &Path) -> Vec<u8> {
 }
 
 #[test]
+fn generate_refuses_a_graph_that_cannot_fit_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("huge.el");
+    // 2^31 vertices and 2^37 edges: over a TiB for the edge list alone.
+    let o = weald(&[
+        "-q",
+        "generate",
+        "rmat",
+        "--scale",
+        "31",
+        "--edge-factor",
+        "64",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("memory"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+#[test]
 fn generate_is_deterministic_and_convert_round_trips() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.el");
