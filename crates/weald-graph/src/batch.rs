@@ -10,7 +10,7 @@ pub enum Combine {
     Min,
     /// Keep the largest weight.
     Max,
-    /// Add the weights (saturating for integers).
+    /// Add the weights (saturating: integers at their range, floats at ±`f64::MAX`).
     Sum,
     /// Keep the weight of the first occurrence (in input order).
     First,

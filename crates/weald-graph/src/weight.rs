@@ -39,7 +39,9 @@ pub trait Weight: Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug 
             Sum => self.add(other),
         }
     }
-    /// Sum of two weights (saturating for integers).
+    /// Sum of two weights, saturating: integers at their range, floats at ±`f64::MAX`, so
+    /// that summing finite weights (`Combine::Sum`) never stores an infinite one, which no
+    /// reader accepts.
     fn add(self, other: Self) -> Self;
     /// Little-endian bytes of the weight (empty for `()`).
     fn write_le(self, out: &mut Vec<u8>);
@@ -118,7 +120,7 @@ impl Weight for f64 {
         self
     }
     fn add(self, other: Self) -> Self {
-        self + other
+        (self + other).clamp(-f64::MAX, f64::MAX)
     }
     fn write_le(self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.to_le_bytes());
@@ -157,8 +159,16 @@ impl DistValue for i64 {
 impl DistValue for f64 {
     const INF: Self = f64::INFINITY;
     const ZERO: Self = 0.0;
+    /// Saturating at ±`f64::MAX` when both are finite: a path whose length overflows is
+    /// still a path (`INF` means unreachable), as `i64`'s saturate below `INF`.
+    #[inline]
     fn plus(self, other: Self) -> Self {
-        self + other
+        let s = self + other;
+        if s.is_infinite() && self.is_finite() && other.is_finite() {
+            f64::MAX.copysign(s)
+        } else {
+            s
+        }
     }
     fn to_f64(self) -> f64 {
         self
@@ -348,6 +358,24 @@ mod tests {
             assert!(w[0].to_ordered_bits() < w[1].to_ordered_bits());
             assert_eq!(i64::from_ordered_bits(w[1].to_ordered_bits()), w[1]);
         }
+    }
+
+    /// Sums saturate: a combined weight and a path length stay finite (a path is never
+    /// reported unreachable because its length overflowed); `INF` stays `INF`.
+    #[test]
+    fn sums_saturate_and_inf_stays_inf() {
+        use crate::batch::Combine;
+        assert_eq!(1e308f64.combine(1e308, Combine::Sum), f64::MAX);
+        assert_eq!((-1e308f64).add(-1e308), -f64::MAX);
+        assert_eq!(2.5f64.add(0.25), 2.75);
+        assert_eq!(i32::MAX.add(1), i32::MAX);
+        assert_eq!(1e308f64.plus(1e308), f64::MAX);
+        assert_eq!((-1e308f64).plus(-1e308), -f64::MAX);
+        assert_eq!(f64::INF.plus(1.0), f64::INF);
+        assert_eq!(1.5f64.plus(f64::INF), f64::INF);
+        assert_eq!(0.5f64.plus(0.25), 0.75);
+        assert_eq!(i64::MAX.plus(1), i64::MAX);
+        assert_eq!((i64::MAX - 5).plus(3), i64::MAX - 2);
     }
 
     #[test]

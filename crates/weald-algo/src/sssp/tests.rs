@@ -125,6 +125,18 @@ fn symmetric_float_distances() {
     }
 }
 
+/// A path whose length overflows `f64` is still a path: its end is at `f64::MAX`, not
+/// unreachable (`INF`), for both solvers, and the verifier agrees.
+#[test]
+fn float_path_lengths_saturate_instead_of_becoming_unreachable() {
+    let g = graph(true, 5, &[(0, 1, 0.5), (1, 2, 1e308), (2, 3, 1e308)]);
+    for out in [ds(&g, 0), bf(&g, 0)] {
+        assert_eq!(out.dist[..4], [0.0, 0.5, 1e308 + 0.5, f64::MAX]);
+        assert_eq!(out.dist[4], f64::INFINITY, "vertex 4 is unreachable");
+        assert_eq!(out.parent[..4], [0, 0, 1, 2]);
+    }
+}
+
 /// Zero weights, including a zero-weight cycle 1→2→3→1 hanging off the source:
 /// ```text
 ///   0 --1--> 1 --0--> 2 --0--> 3
