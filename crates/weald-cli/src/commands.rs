@@ -249,7 +249,7 @@ pub struct LoadArgs {
     #[arg(long, default_value = "csr")]
     backend: String,
     /// C-tree chunking: an element starts a chunk with probability 1/b.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = weald::storage::ctree::DEFAULT_B)]
     chunk_b: u32,
 }
 
@@ -267,6 +267,11 @@ impl LoadArgs {
     /// `--weighted` was given.
     pub(crate) fn is_weighted(&self) -> bool {
         self.weighted
+    }
+
+    /// `--unweighted` was given.
+    pub(crate) fn is_unweighted(&self) -> bool {
+        self.unweighted
     }
 
     pub(crate) fn chunk_b(&self) -> u32 {
@@ -411,16 +416,12 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     let format = out_format(&a.out, a.format.as_deref())?;
     // Refuse up front what cannot fit, rather than be killed part way. A lower bound: the
     // CSR's offsets (8 bytes a vertex) and 4 bytes a vertex more (the generator's vertex
-    // permutation, the build's counts), and the larger of the edge list (8 bytes an edge, 16
-    // with weights) and the CSR's arcs (4 bytes each, 12 with weights). Scale 31 with no
-    // edges at all needs 24 GiB.
+    // permutation, the build's counts), and the larger of the edge list (8 bytes an edge, at
+    // least 12 with weights) and the CSR's arcs (4 bytes each, at least 8 with weights).
+    // Scale 31 with no edges at all needs 24 GiB.
     let n = 1u128 << a.scale;
     let m = n * a.edge_factor as u128;
-    let (el_b, arc_b) = if a.weights.is_some() {
-        (16, 12)
-    } else {
-        (8, 4)
-    };
+    let (el_b, arc_b) = if a.weights.is_some() { (12, 8) } else { (8, 4) };
     let arcs = if a.directed { m } else { 2 * m };
     let bytes = n * 12 + (m * el_b).max(arcs * arc_b);
     weald::graph::mem::ensure_fits(u64::try_from(bytes).ok(), || {

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use weald::graph::batch::Combine;
 use weald::runner::{self, percentile, Algorithm, RunParams};
-use weald::storage::ctree::{CTreeGraph, FlatSnapshot};
+use weald::storage::ctree::{CTreeGraph, FlatSnapshot, DEFAULT_B};
 use weald::storage::{AnyCsr, Csr};
 use weald::stream::{
     AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention, Store,
@@ -237,7 +237,7 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
         checkpoint_pause: a.test_checkpoint_pause_ms.map(Duration::from_millis),
         ..StoreOptions::default()
     };
-    let store = open_or_create(&a, opts, quiet)?;
+    let store = open_or_create(&a, opts, query, quiet)?;
     weald::with_store!(store, s => drive(s, &a, query, query_every, quiet))
 }
 
@@ -254,8 +254,14 @@ fn duration_arg(flag: &str, x: f64, per_second: f64, unit: &str) -> Result<Durat
     })
 }
 
-/// Open the data directory, or create it (from `--base` if given).
-fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<AnyStore> {
+/// Open the data directory, or create it (from `--base` if given). Before either, `--query`
+/// is tried on the kind of graph the directory holds or will hold ([`check_query`]).
+fn open_or_create(
+    a: &StreamArgs,
+    opts: StoreOptions,
+    query: Option<Algorithm>,
+    quiet: bool,
+) -> Result<AnyStore> {
     if !AnyStore::is_fresh(&a.data)? {
         if a.base.is_some() {
             return Err(WealdError::Invalid(format!(
@@ -276,6 +282,13 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
             Some("--undirected".to_string())
         } else if a.load.is_weighted() && m.weight == "none" {
             Some("--weighted".to_string())
+        } else if a.load.is_unweighted() && m.weight != "none" {
+            Some("--unweighted".to_string())
+        } else if a.load.chunk_b() != DEFAULT_B && a.load.chunk_b() != m.layout.b {
+            Some(format!("--chunk-b {}", a.load.chunk_b()))
+        } else if a.combine != "last" && a.combine.parse::<Combine>().ok() != Some(m.layout.combine)
+        {
+            Some(format!("--combine {}", a.combine))
         } else {
             a.weight_type
                 .as_ref()
@@ -288,6 +301,9 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
                 a.data.display(),
                 m.weight
             )));
+        }
+        if let Some(alg) = query {
+            check_query(alg, m.layout.directed, &m.weight)?;
         }
         return AnyStore::open(&a.data, opts);
     }
@@ -311,6 +327,13 @@ fn open_or_create(a: &StreamArgs, opts: StoreOptions, quiet: bool) -> Result<Any
         (None, None) if a.load.is_weighted() => Some("i32"),
         (None, _) => None,
     };
+    if let Some(alg) = query {
+        // As `AnyStore::create` settles them: the base's direction, the weights asked for,
+        // else the base's, else none.
+        let directed = base.as_ref().map_or(layout.directed, |b| b.is_directed());
+        let w = weight.unwrap_or_else(|| base.as_ref().map_or("none", |g| g.weight_name()));
+        check_query(alg, directed, w)?;
+    }
     AnyStore::create(&a.data, layout, weight, base.as_ref(), opts)
 }
 
@@ -378,7 +401,14 @@ fn temporal_updates<W: Weight>(
         };
         let id = |s: &str| {
             s.parse::<Vertex>()
-                .map_err(|_| bad(format!("`{s}` is not a vertex id")))
+                .ok()
+                .filter(|&v| v <= weald::graph::MAX_VERTEX)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "`{s}` is not a vertex id (an integer 0..={})",
+                        weald::graph::MAX_VERTEX
+                    ))
+                })
         };
         let time: f64 = time
             .parse()
@@ -433,18 +463,27 @@ fn median(mut xs: Vec<f64>) -> Option<f64> {
     (!xs.is_empty()).then(|| percentile(&xs, 0.5))
 }
 
-/// Run `alg` once on a one-edge graph of the store's kind (directed or not, its weight type),
-/// so that a query the store's graphs cannot answer (SSSP on an unweighted graph, triangle
-/// counting on a directed one) is refused before any update is sent.
-fn check_query<W: Weight>(store: &Store<W>, alg: Algorithm) -> Result<()>
-where
-    AnyCsr: From<Csr<W>>,
-    AnyFlat: From<FlatSnapshot<W>>,
-{
-    let mut g = CTreeGraph::<W>::new(store.acquire().graph().options());
-    let one = W::parse("1").unwrap_or_default();
-    g.insert_edges_mut(&[(0, 1, one)], Combine::Last);
-    let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(&g)), None);
+/// Run `alg` once on a one-edge graph of the store's kind (`directed` or not, weights
+/// `weight`: none, i32 or f64), so that a query the store's graphs cannot answer (SSSP on an
+/// unweighted graph, triangle counting on a directed one) is refused before the data
+/// directory is created or any update is sent.
+fn check_query(alg: Algorithm, directed: bool, weight: &str) -> Result<()> {
+    fn one_edge<W: Weight>(directed: bool) -> AnyGraph
+    where
+        AnyFlat: From<FlatSnapshot<W>>,
+    {
+        let mut g = CTreeGraph::<W>::new(weald::storage::ctree::CTreeOptions {
+            directed,
+            ..Default::default()
+        });
+        g.insert_edges_mut(&[(0, 1, W::parse("1").unwrap_or_default())], Combine::Last);
+        AnyGraph::CTree(AnyFlat::from(FlatSnapshot::new(&g)), None)
+    }
+    let g = match weight {
+        "i32" => one_edge::<i32>(directed),
+        "f64" => one_edge::<f64>(directed),
+        _ => one_edge::<()>(directed),
+    };
     runner::run(&g, alg, &RunParams::default())
         .map(|_| ())
         .map_err(|e| WealdError::Invalid(format!("--query {}: {e}", alg.name())))
@@ -492,9 +531,6 @@ where
 {
     let rec = store.recovery().clone();
     warn_dropped(&a.data, &rec);
-    if let Some(alg) = query {
-        check_query(&store, alg)?;
-    }
     let directed = store.manifest().layout.directed;
     let source: Source<W> = match (&a.updates, &a.temporal) {
         (Some(p), _) => update_lines(p)?,
@@ -837,6 +873,9 @@ pub struct BenchStreamArgs {
 }
 
 pub fn bench_stream(a: BenchStreamArgs, quiet: bool) -> Result<ExitCode> {
+    if a.trials == 0 {
+        return Err(WealdError::Invalid("--trials must be at least 1".into()));
+    }
     let lg = a.load.load_ctree(&a.file, quiet)?;
     let dir = a.dir.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("weald-bench-stream-{}", std::process::id()))
@@ -874,7 +913,7 @@ where
     let spin = Spinner::new(quiet, "preparing the update stream");
     let w = exp::Workload::aspen(g, a.sample, a.seed)?;
     drop(spin);
-    let trials = a.trials.max(1);
+    let trials = a.trials;
     let fsync = || a.fsync.parse::<Fsync>();
     let spin = Spinner::new(quiet, &format!("{} experiment", a.experiment));
     let obj = match a.experiment.as_str() {

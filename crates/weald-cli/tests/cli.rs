@@ -590,7 +590,30 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!dir.exists(), "a missing input created the data directory");
-    let tf = write_file(t.path(), "t.txt", &["1 2 10"]);
+    let tf = write_file(t.path(), "t.txt", &["1 2 10", "4294967295 1 11"]);
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dir.to_str().unwrap(),
+        "--temporal",
+        &tf,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("t.txt:2"), "{}", stderr(&o));
+    // The temporal file is read whole before any update is sent (the directory exists by
+    // then: the file's weights are parsed as the store's).
+    let v = json(&weald(&[
+        "-q",
+        "recover",
+        "--data",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(
+        v["version"], 0,
+        "a bad temporal file committed updates: {v}"
+    );
     let o = weald(&[
         "-q",
         "stream",
@@ -604,9 +627,40 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("--window"), "{}", stderr(&o));
 
-    // A query the store's graph cannot answer is refused before any update is sent.
+    // A query the store's graph cannot answer is refused before the directory is created
+    // (with --base too, which would then block a corrected re-run), and on an existing
+    // directory before any update is sent.
     let d = t.path().join("q");
     let dq = d.to_str().unwrap();
+    let base = write_file(t.path(), "base.el", &["0 1", "1 2"]);
+    for extra in [&[][..], &["--base", &base]] {
+        let mut args = vec![
+            "-q",
+            "stream",
+            "--data",
+            dq,
+            "--updates",
+            &ups,
+            "--query",
+            "sssp",
+        ];
+        args.extend_from_slice(extra);
+        let o = weald(&args);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("--query sssp"), "{}", stderr(&o));
+        assert!(!d.exists(), "{extra:?}: the data directory was created");
+    }
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dq,
+        "--updates",
+        &ups,
+        "--batch",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = weald(&[
         "-q",
         "stream",
@@ -618,11 +672,10 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
         "sssp",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("--query sssp"), "{}", stderr(&o));
-    let i = json(&weald(&["-q", "info", "--data", dq, "--json"]));
+    let v = json(&weald(&["-q", "recover", "--data", dq, "--json"]));
     assert_eq!(
-        i["edges"], 0,
-        "updates were committed before the query was refused"
+        v["version"], 2,
+        "updates were committed before the query was refused: {v}"
     );
 
     // The largest id is 2^32 - 2, as for graph files: 2^32 - 1 would make n overflow.
@@ -655,6 +708,8 @@ fn options_that_contradict_an_existing_data_directory_or_ask_for_nothing_are_ref
         &["--directed"][..],
         &["--weighted"],
         &["--weight-type", "f64"],
+        &["--chunk-b", "4"],
+        &["--combine", "sum"],
     ] {
         let mut args = vec!["-q", "stream", "--data", dd, "--updates", &ups];
         args.extend_from_slice(opt);

@@ -196,6 +196,12 @@ fn recovery_dict<'py>(py: Python<'py>, r: &RecoveryReport) -> PyResult<Bound<'py
             e.set_item("bytes", x.bytes)?;
             e.set_item("reason", x.reason.clone())?;
             e.set_item("inside", x.inside)?;
+            let aside: Vec<String> = x
+                .set_aside
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            e.set_item("set_aside", aside)?;
             Some(e)
         }
     };

@@ -288,6 +288,33 @@ fn a_message_naming_an_id_above_the_largest_is_refused_whole() {
 }
 
 #[test]
+fn a_max_wait_past_what_an_instant_holds_means_no_deadline() {
+    let t = tempfile::tempdir().unwrap();
+    let s = create(
+        &t.path().join("d"),
+        StoreOptions {
+            max_wait: Duration::MAX,
+            batch_size: 1_000,
+            retention: Retention {
+                last: 4,
+                newer_than: Some(Duration::MAX),
+            },
+            ..opts(1_000)
+        },
+    );
+    let p = s.producer();
+    p.send(Update::InsertEdge(0, 1, 1)).unwrap();
+    p.send(Update::InsertEdge(1, 2, 1)).unwrap();
+    // The batch waits for more (no deadline), and a flush seals it; the writer did not panic
+    // on `Instant + Duration::MAX`, nor did the retention horizon wrap.
+    let v = p.flush().unwrap().wait().unwrap();
+    assert_eq!(v, 1);
+    assert_eq!(s.acquire().graph().num_edges(), 2);
+    assert_eq!(s.versions().unwrap().len(), 2);
+    s.close().unwrap();
+}
+
+#[test]
 fn torn_tail_is_cut_and_reported() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");

@@ -25,7 +25,7 @@ impl Retention {
     /// The commit time from which on the `newer_than` clause keeps versions, at `now_ns`.
     pub(crate) fn horizon(&self, now_ns: u64) -> Option<u64> {
         self.newer_than
-            .map(|d| now_ns.saturating_sub(d.as_nanos() as u64))
+            .map(|d| now_ns.saturating_sub(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)))
     }
 }
 

@@ -816,14 +816,27 @@ where
                 } else {
                     if !inside {
                         // A copy of the bytes cut (a torn write, or a damaged last record):
-                        // the log loses them, the directory keeps them for inspection.
-                        let aside = path.with_extension(format!("wal.tail-{}.damaged", d.offset));
+                        // the log loses them, the directory keeps them for inspection (never
+                        // removed by Weald), durably before the cut; a second cut at the same
+                        // offset gets a name of its own.
+                        let aside = (0..)
+                            .map(|k| {
+                                let n = if k == 0 {
+                                    String::new()
+                                } else {
+                                    format!(".{k}")
+                                };
+                                path.with_extension(format!("wal.tail-{}{n}.damaged", d.offset))
+                            })
+                            .find(|p| !p.exists())
+                            .expect("a free name");
                         let tail = fs::read(&path)
                             .map(|b| b[(scan.valid_len as usize).min(b.len())..].to_vec())
                             .map_err(|e| WealdError::io(&path, e))?;
                         fs::write(&aside, tail)
                             .and_then(|_| File::open(&aside)?.sync_all())
                             .map_err(|e| WealdError::io(&aside, e))?;
+                        wal::sync_dir(&waldir)?;
                         dropped.set_aside.push(aside);
                     }
                     wal::truncate(&path, scan.valid_len)?;
@@ -1310,8 +1323,12 @@ where
             } else if self.opts.max_wait.is_zero() {
                 Some(Duration::ZERO)
             } else {
-                let deadline = batch_start.unwrap_or_else(Instant::now) + self.opts.max_wait;
-                Some(deadline.saturating_duration_since(Instant::now()))
+                // A deadline past what an `Instant` holds is no deadline: the batch is sealed
+                // by its size, a flush or the close.
+                batch_start
+                    .unwrap_or_else(Instant::now)
+                    .checked_add(self.opts.max_wait)
+                    .map(|deadline| deadline.saturating_duration_since(Instant::now()))
             };
             let cmd = recv_spinning(&self.rx, wait);
             let seal = match cmd {

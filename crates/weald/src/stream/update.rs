@@ -132,7 +132,13 @@ impl<W: Weight> Update<W> {
     pub(crate) fn decode(b: &[u8], pos: &mut usize) -> Option<Self> {
         let op = *b.get(*pos)?;
         *pos += 1;
-        let mut id = || -> Option<Vertex> { u32::try_from(get_varint(b, pos)?).ok() };
+        // An id above MAX_VERTEX is refused on entry, so a record holding one is damaged (or
+        // was written before the limit, when such an id broke every checkpoint).
+        let mut id = || -> Option<Vertex> {
+            u32::try_from(get_varint(b, pos)?)
+                .ok()
+                .filter(|&v| v <= MAX_VERTEX)
+        };
         Some(match op {
             OP_INSERT_EDGE => {
                 let (u, v) = (id()?, id()?);
@@ -281,7 +287,7 @@ mod tests {
     #[test]
     fn encode_decode_round_trip() {
         let ups = [
-            Update::InsertEdge(0, u32::MAX, 2.5f64),
+            Update::InsertEdge(0, MAX_VERTEX, 2.5f64),
             Update::DeleteEdge(7, 3),
             Update::InsertVertex(1 << 20),
             Update::DeleteVertex(0),
@@ -305,6 +311,10 @@ mod tests {
         assert_eq!(pos, b.len());
         assert_eq!(Update::<f64>::decode(&[9], &mut 0), None);
         assert_eq!(Update::<f64>::decode(&[0, 1], &mut 0), None);
+        // A record naming an id above MAX_VERTEX does not decode.
+        let mut b = Vec::new();
+        Update::<()>::InsertVertex(u32::MAX).encode(&mut b);
+        assert_eq!(Update::<()>::decode(&b, &mut 0), None);
     }
 
     #[test]
