@@ -189,7 +189,11 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
             a.file.display(),
             n,
             m,
-            memory as f64 / arcs.max(1) as f64,
+            if arcs == 0 {
+                0.0
+            } else {
+                memory as f64 / arcs as f64
+            },
             flat_s * 1e3,
             rayon::current_num_threads(),
             a.trials,

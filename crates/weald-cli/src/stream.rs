@@ -417,7 +417,7 @@ fn temporal_updates<W: Weight>(
             .ok_or_else(|| bad(format!("`{time}` is not a time")))?;
         let w = match w {
             Some(x) if W::WEIGHTED => {
-                W::parse(x).ok_or_else(|| bad(format!("`{x}` is not a {} weight", W::NAME)))?
+                W::parse(x).ok_or_else(|| bad(format!("`{x}` is not an {} weight", W::NAME)))?
             }
             _ if W::WEIGHTED => W::parse("1").unwrap_or_default(),
             _ => W::default(),

@@ -476,18 +476,28 @@ pub fn skip_line(c: &[u8], i: &mut usize) -> bool {
     }
 }
 
-/// The text of the field starting at `i` (up to a separator or the end of line), for messages.
+/// The text of the field starting at `i` (up to a separator or the end of line), for messages:
+/// invalid UTF-8 shown as U+FFFD and control characters escaped (`\u{1}`), so that a binary
+/// file's bytes never reach the terminal as they are.
 pub fn field_text(c: &[u8], i: usize) -> String {
     let mut j = i;
     while j < c.len() && !is_sep(c[j]) && !is_eol(c[j]) {
         j += 1;
     }
-    let s = String::from_utf8_lossy(&c[i..j]);
+    let s: String = String::from_utf8_lossy(&c[i..j])
+        .chars()
+        .flat_map(|ch| {
+            let esc = ch.is_control().then(|| ch.escape_default());
+            esc.into_iter()
+                .flatten()
+                .chain((!ch.is_control()).then_some(ch))
+        })
+        .collect();
     if s.chars().count() > 40 {
         let t: String = s.chars().take(37).collect();
         format!("{t}...")
     } else {
-        s.into_owned()
+        s
     }
 }
 
@@ -735,6 +745,17 @@ mod tests {
         p.src = range.clone().collect();
         p.dst = range.map(|x| x + 1).collect();
         p
+    }
+
+    #[test]
+    fn field_text_escapes_control_bytes_and_shows_invalid_utf8_as_replacement() {
+        assert_eq!(
+            field_text(b"ab\x01\xff\x1b[31m 2", 0),
+            "ab\\u{1}\u{fffd}\\u{1b}[31m"
+        );
+        assert_eq!(field_text(b"x 12ab\n", 2), "12ab");
+        let long = [b'7'; 50];
+        assert_eq!(field_text(&long, 0), format!("{}...", "7".repeat(37)));
     }
 
     #[test]
