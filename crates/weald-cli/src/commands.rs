@@ -142,9 +142,7 @@ fn updates_and_flat<W: weald::Weight>(
 }
 
 fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
-    if a.trials == 0 {
-        return Err(WealdError::Invalid("--trials must be at least 1".into()));
-    }
+    check_trials(a.trials)?;
     // Batches that continue the graph's stream must meet the generator's ids, not compacted ones.
     a.load.keep_ids |= a.graph_seed.is_some();
     let lg = a.load.load_ctree(&a.file, quiet)?;
@@ -282,6 +280,14 @@ impl LoadArgs {
         self.chunk_b
     }
 
+    /// `--chunk-b` is usable: at least 2.
+    pub(crate) fn check_chunk_b(&self) -> Result<()> {
+        if self.chunk_b < 2 {
+            return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
+        }
+        Ok(())
+    }
+
     fn options(&self, quiet: bool, path: &Path) -> Result<LoadOptions> {
         let format = match &self.format {
             Some(f) => Some(f.parse::<Format>().map_err(WealdError::Invalid)?),
@@ -326,9 +332,7 @@ impl LoadArgs {
 
     pub(crate) fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
         let backend: Backend = self.backend.parse()?;
-        if self.chunk_b < 2 {
-            return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
-        }
+        self.check_chunk_b()?;
         let (loaded, load_s) = self.load(path, quiet)?;
         let weald::io::Loaded {
             graph,
@@ -363,6 +367,14 @@ pub(crate) struct LoadedGraph {
     load_s: f64,
     /// Seconds spent moving the CSR into another backend.
     convert_s: f64,
+}
+
+/// `--trials` of the commands that report a median: at least one.
+pub(crate) fn check_trials(trials: usize) -> Result<()> {
+    if trials == 0 {
+        return Err(WealdError::Invalid("--trials must be at least 1".into()));
+    }
+    Ok(())
 }
 
 fn flag(yes: bool, no: bool) -> Option<bool> {
@@ -714,9 +726,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if a.trials == 0 {
-        return Err(WealdError::Invalid("--trials must be at least 1".into()));
-    }
+    check_trials(a.trials)?;
     let alg: Algorithm = a.algorithm.as_deref().unwrap_or_default().parse()?;
     let file = a.file.clone().unwrap_or_default();
     let mut params = RunParams {

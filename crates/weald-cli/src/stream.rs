@@ -163,9 +163,7 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
     if a.batch == 0 {
         return Err(WealdError::Invalid("--batch must be at least 1".into()));
     }
-    if a.load.chunk_b() < 2 {
-        return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
-    }
+    a.load.check_chunk_b()?;
     // Every number is checked before the data directory is opened or created.
     let max_wait = duration_arg("--max-wait", a.max_wait, 1e3, "milliseconds")?;
     let query_every = duration_arg("--query-every", a.query_every, 1e3, "milliseconds")?;
@@ -399,17 +397,7 @@ fn temporal_updates<W: Weight>(
                 )))
             }
         };
-        let id = |s: &str| {
-            s.parse::<Vertex>()
-                .ok()
-                .filter(|&v| v <= weald::graph::MAX_VERTEX)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "`{s}` is not a vertex id (an integer 0..={})",
-                        weald::graph::MAX_VERTEX
-                    ))
-                })
-        };
+        let id = |s: &str| weald::stream::parse_vertex(s).map_err(bad);
         let time: f64 = time
             .parse()
             .ok()
@@ -873,9 +861,7 @@ pub struct BenchStreamArgs {
 }
 
 pub fn bench_stream(a: BenchStreamArgs, quiet: bool) -> Result<ExitCode> {
-    if a.trials == 0 {
-        return Err(WealdError::Invalid("--trials must be at least 1".into()));
-    }
+    crate::commands::check_trials(a.trials)?;
     let lg = a.load.load_ctree(&a.file, quiet)?;
     let dir = a.dir.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("weald-bench-stream-{}", std::process::id()))

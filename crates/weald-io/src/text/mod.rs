@@ -484,15 +484,14 @@ pub fn field_text(c: &[u8], i: usize) -> String {
     while j < c.len() && !is_sep(c[j]) && !is_eol(c[j]) {
         j += 1;
     }
-    let s: String = String::from_utf8_lossy(&c[i..j])
-        .chars()
-        .flat_map(|ch| {
-            let esc = ch.is_control().then(|| ch.escape_default());
-            esc.into_iter()
-                .flatten()
-                .chain((!ch.is_control()).then_some(ch))
-        })
-        .collect();
+    let mut s = String::new();
+    for ch in String::from_utf8_lossy(&c[i..j]).chars() {
+        if ch.is_control() {
+            s.extend(ch.escape_default());
+        } else {
+            s.push(ch);
+        }
+    }
     if s.chars().count() > 40 {
         let t: String = s.chars().take(37).collect();
         format!("{t}...")

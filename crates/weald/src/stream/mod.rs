@@ -60,5 +60,5 @@ pub use store::{
     Callback, Commit, Dropped, Event, Layout, Manifest, Producer, RecoveryReport, Store,
     StoreOptions, StreamStats, Ticket, DATA_FORMAT,
 };
-pub use update::Update;
+pub use update::{parse_vertex, Update};
 pub use wal::Fsync;

@@ -830,8 +830,14 @@ where
                             })
                             .find(|p| !p.exists())
                             .expect("a free name");
-                        let tail = fs::read(&path)
-                            .map(|b| b[(scan.valid_len as usize).min(b.len())..].to_vec())
+                        // Only the tail is read (a segment may hold 64 MiB before it).
+                        let mut tail = Vec::new();
+                        File::open(&path)
+                            .and_then(|mut f| {
+                                use std::io::{Read, Seek, SeekFrom};
+                                f.seek(SeekFrom::Start(scan.valid_len))?;
+                                f.read_to_end(&mut tail)
+                            })
                             .map_err(|e| WealdError::io(&path, e))?;
                         fs::write(&aside, tail)
                             .and_then(|_| File::open(&aside)?.sync_all())

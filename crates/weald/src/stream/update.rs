@@ -23,6 +23,14 @@ const OP_DELETE_EDGE: u8 = 1;
 const OP_INSERT_VERTEX: u8 = 2;
 const OP_DELETE_VERTEX: u8 = 3;
 
+/// A vertex id of an update line (or a temporal file): an integer `0..=MAX_VERTEX`.
+pub fn parse_vertex(s: &str) -> Result<Vertex, String> {
+    s.parse::<Vertex>()
+        .ok()
+        .filter(|&v| v <= MAX_VERTEX)
+        .ok_or_else(|| format!("`{s}` is not a vertex id (an integer 0..={MAX_VERTEX})"))
+}
+
 impl<W: Weight> Update<W> {
     /// Parse one line of an update file. `Ok(None)` for a blank line or a `#`/`%` comment.
     /// A missing weight in a weighted store is 1.
@@ -34,12 +42,6 @@ impl<W: Weight> Update<W> {
         let mut it = line.split_ascii_whitespace();
         let op = it.next().unwrap_or("");
         let fields: Vec<&str> = it.collect();
-        let id = |s: &str| -> Result<Vertex, String> {
-            s.parse::<Vertex>()
-                .ok()
-                .filter(|&v| v <= MAX_VERTEX)
-                .ok_or_else(|| format!("`{s}` is not a vertex id (an integer 0..={MAX_VERTEX})"))
-        };
         let arity = |want: &str, ok: bool| {
             if ok {
                 Ok(())
@@ -62,19 +64,19 @@ impl<W: Weight> Update<W> {
                     Some(t) => W::parse(t)
                         .ok_or_else(|| format!("`{t}` is not a valid {} weight", W::NAME))?,
                 };
-                Update::InsertEdge(id(fields[0])?, id(fields[1])?, w)
+                Update::InsertEdge(parse_vertex(fields[0])?, parse_vertex(fields[1])?, w)
             }
             "-" => {
                 arity("`u v`", fields.len() == 2)?;
-                Update::DeleteEdge(id(fields[0])?, id(fields[1])?)
+                Update::DeleteEdge(parse_vertex(fields[0])?, parse_vertex(fields[1])?)
             }
             "+v" => {
                 arity("one vertex id", fields.len() == 1)?;
-                Update::InsertVertex(id(fields[0])?)
+                Update::InsertVertex(parse_vertex(fields[0])?)
             }
             "-v" => {
                 arity("one vertex id", fields.len() == 1)?;
-                Update::DeleteVertex(id(fields[0])?)
+                Update::DeleteVertex(parse_vertex(fields[0])?)
             }
             _ => {
                 return Err(format!(
