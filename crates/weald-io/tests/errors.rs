@@ -13,9 +13,9 @@ fn file(dir: &tempfile::TempDir, name: &str, text: &[u8]) -> PathBuf {
 }
 
 /// Parse `text` (as file `name`) and return the (line, message) of the expected parse error.
-fn parse_err(name: &str, text: &str, opts: LoadOptions) -> (u64, String) {
+fn parse_err(name: &str, text: impl AsRef<[u8]>, opts: LoadOptions) -> (u64, String) {
     let dir = tempfile::tempdir().unwrap();
-    let p = file(&dir, name, text.as_bytes());
+    let p = file(&dir, name, text.as_ref());
     match read_edges(&p, &opts) {
         Err(WealdError::Parse {
             line,
@@ -97,7 +97,7 @@ fn missing_column() {
 #[test]
 fn nan_and_inf_weights() {
     for bad in ["nan", "NaN", "inf", "-inf", "infinity"] {
-        let (line, msg) = parse_err("w.txt", &format!("1 2 1.5\n2 3 {bad}\n"), weighted());
+        let (line, msg) = parse_err("w.txt", format!("1 2 1.5\n2 3 {bad}\n"), weighted());
         assert_eq!(line, 2, "{bad}");
         assert!(
             msg.contains(&format!("field 3 (\"{bad}\")")) && msg.contains("finite"),
@@ -113,12 +113,57 @@ fn csv_header_and_bad_weight() {
     assert!(msg.contains("field 3 (\"x\")"), "{msg}");
 }
 
+/// A first line that is not numeric is a header only if it is text: a binary file (here a
+/// Weald binary graph read as an edge list, whose bytes hold no newline) had been skipped as
+/// one long header line and loaded as an empty graph.
+#[test]
+fn binary_first_line_is_not_a_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(binary_file(&dir)).unwrap();
+    for (name, text) in [
+        ("g.txt", bytes.clone()),
+        ("g.csv", bytes[..40].to_vec()),
+        ("z.txt", b"src dst\x00\x01\n1 2\n".to_vec()),
+        ("t.txt", b"id1 id2\x1b[31m\n".to_vec()),
+    ] {
+        let (line, msg) = parse_err(name, &text, LoadOptions::default());
+        assert_eq!(line, 1, "{name}: {msg}");
+        assert!(msg.contains("is not text"), "{name}: {msg}");
+    }
+    // Classic Mac line endings: the whole file is one line.
+    let (line, msg) = parse_err(
+        "cr.txt",
+        "source target\r1 2\r2 3\r",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 1);
+    assert!(msg.contains("carriage return"), "{msg}");
+    // Headers that are text still load: tabs, CRLF, UTF-8 and an 8-bit encoding (Latin-1).
+    for head in [
+        &b"source\ttarget\r\n"[..],
+        "Quelle,Ziel,Gewicht\n".as_bytes(),
+        b"Gr\xf6\xdfe x\n",
+    ] {
+        let p = file(&dir, "h.txt", &[head, b"1 2\n2 3\n"].concat());
+        assert_eq!(
+            read_edges(&p, &LoadOptions::default()).unwrap().edges.len(),
+            2
+        );
+    }
+    // A header alone is an empty graph, as before.
+    let p = file(&dir, "e.csv", b"src,dst\n");
+    assert_eq!(
+        read_edges(&p, &LoadOptions::default()).unwrap().edges.len(),
+        0
+    );
+}
+
 #[test]
 fn mtx_size_line_disagrees() {
     let head = "%%MatrixMarket matrix coordinate pattern general\n% comment\n3 3 4\n";
     let (line, msg) = parse_err(
         "m.mtx",
-        &format!("{head}1 2\n2 3\n3 1\n"),
+        format!("{head}1 2\n2 3\n3 1\n"),
         LoadOptions::default(),
     );
     assert_eq!(line, 3, "the size line");
@@ -129,7 +174,7 @@ fn mtx_size_line_disagrees() {
     // An index beyond the declared rows: error on the entry's line.
     let (line, msg) = parse_err(
         "m.mtx",
-        &format!("{head}1 2\n4 3\n3 1\n1 1\n"),
+        format!("{head}1 2\n4 3\n3 1\n1 1\n"),
         LoadOptions::default(),
     );
     assert_eq!(line, 5);
@@ -139,7 +184,7 @@ fn mtx_size_line_disagrees() {
     );
     let (line, msg) = parse_err(
         "m.mtx",
-        &format!("{head}1 2\n0 3\n3 1\n1 1\n"),
+        format!("{head}1 2\n0 3\n3 1\n1 1\n"),
         LoadOptions::default(),
     );
     assert_eq!(line, 5);

@@ -7,7 +7,10 @@
 //!   `0..n` by the builder (the user's ids are kept in the CSR's id map).
 //! * **Header line**: if one of the first two fields of the first non-comment line is not a
 //!   number, the line is a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
-//!   This applies to all three variants (CSV files without a header are fine too).
+//!   This applies to all three variants (CSV files without a header are fine too). A header
+//!   must be text: a first line holding an ASCII control character other than a tab (a binary
+//!   file, or `\r`-only line endings, which make the whole file one line) is an error, not a
+//!   header followed by an empty graph.
 //! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
 //!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
 //!   dropped when `b` equals the number of records that follow it and `a` equals the number of
@@ -162,7 +165,9 @@ struct Preamble {
     count_line: Option<(u64, u64, u64)>,
 }
 
-fn preamble(block: &[u8]) -> Preamble {
+/// The preamble of the first block, or the 1-based line and message of a first line that is
+/// neither data nor a header.
+fn preamble(block: &[u8]) -> std::result::Result<Preamble, (u64, String)> {
     let mut pre = Preamble::default();
     for (k, (off, line)) in lines_with_offsets(block).enumerate() {
         let trimmed = line.trim_ascii_start();
@@ -198,7 +203,11 @@ fn preamble(block: &[u8]) -> Preamble {
         // then an error for the missing target).
         let numeric = f.iter().take(2).all(|x| field_is_number(x));
         if !numeric {
-            // A header line: skip it.
+            // A header line: skip it, if it is text. A binary file (or the wrong format) would
+            // otherwise be one long "header" and load as an empty graph.
+            if let Some(msg) = not_text(line) {
+                return Err((k as u64 + 1, msg));
+            }
             pre.start = (off + line.len()).min(block.len());
             pre.start_lines = k as u64;
             if let Some(p) = block[pre.start..].iter().position(|&b| b == b'\n') {
@@ -207,7 +216,7 @@ fn preamble(block: &[u8]) -> Preamble {
             } else {
                 pre.start = block.len();
             }
-            return pre;
+            return Ok(pre);
         }
         pre.start = off;
         pre.start_lines = k as u64;
@@ -216,11 +225,32 @@ fn preamble(block: &[u8]) -> Preamble {
                 pre.count_line = Some((a, b, k as u64 + 1));
             }
         }
-        return pre;
+        return Ok(pre);
     }
     pre.start = block.len();
     pre.start_lines = count_newlines(block);
-    pre
+    Ok(pre)
+}
+
+/// Why `line` cannot be a header line (it holds an ASCII control character other than a tab, as
+/// binary data does), or `None` if it can. Bytes above 0x7f are allowed: a header may be in
+/// UTF-8 or in a legacy 8-bit encoding.
+fn not_text(line: &[u8]) -> Option<String> {
+    let bad = line
+        .iter()
+        .position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)?;
+    if line[bad] == b'\r' {
+        return Some(format!(
+            "byte {}: a carriage return inside the line: expected `\\n` or `\\r\\n` line endings",
+            bad + 1
+        ));
+    }
+    Some(format!(
+        "byte {} ({:#04x}) is not text: expected an edge `u v` or a header line (is this file \
+         in the format it was read as?)",
+        bad + 1,
+        line[bad]
+    ))
 }
 
 /// `true` if a first line `a b` counts the records that follow: `b` of them, over `a` vertices
@@ -258,7 +288,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if cfg.is_none() {
-            pre = preamble(b);
+            pre = preamble(b).map_err(|(line, msg)| WealdError::parse(path, line, msg))?;
             let c = RecordCfg {
                 want_w: opts.weighted.unwrap_or(pre.konect_weighted),
                 wmode: WeightMode::Infer,
