@@ -247,6 +247,24 @@ fn metis_errors() {
     assert!(msg.contains("field 2") && msg.contains("weight"), "{msg}");
 }
 
+/// Header lines quoted in METIS and Matrix Market messages show control bytes escaped, never
+/// as they are (a binary file's bytes reached the terminal).
+#[test]
+fn header_messages_escape_control_bytes() {
+    let mtx = "%%MatrixMarket matrix coordinate pattern general\n3 \x1b[2J 4\n";
+    let cases = [
+        ("g.graph", "3 2 \x07\x1b\n".to_string(), "\\u{7}\\u{1b}"),
+        ("g.graph", "3 \x00 1 1 1\n".to_string(), "\\u{0}"),
+        ("g.mtx", mtx.to_string(), "\\u{1b}[2J"),
+    ];
+    for (name, text, shown) in cases {
+        let (line, msg) = parse_err(name, text, LoadOptions::default());
+        assert!(line <= 2, "{name}: {line} {msg}");
+        assert!(msg.contains(shown), "{name}: {msg}");
+        assert!(!msg.chars().any(|c| c.is_control()), "{name}: {msg:?}");
+    }
+}
+
 #[test]
 fn ligra_errors() {
     let (line, msg) = parse_err(

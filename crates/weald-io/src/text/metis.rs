@@ -39,7 +39,7 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
         if f.len() < 2 || f.len() > 4 {
             return Err(bad(format!(
                 "header (\"{}\"): expected `n m [fmt [ncon]]`",
-                String::from_utf8_lossy(t)
+                shown(t, 60)
             )));
         }
         let names = ["n", "m", "fmt", "ncon"];
@@ -49,7 +49,7 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
                 bad(format!(
                     "header field {} (\"{}\"): expected a non-negative integer {}",
                     j + 1,
-                    String::from_utf8_lossy(x),
+                    shown(x, 40),
                     names[j]
                 ))
             })?;
@@ -58,7 +58,7 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
         if fmt.len() > 3 || fmt.iter().any(|&d| d != b'0' && d != b'1') {
             return Err(bad(format!(
                 "header field 3 (\"{}\"): expected fmt of up to three 0/1 digits (e.g. 1, 10, 11, 100)",
-                String::from_utf8_lossy(&fmt)
+                shown(&fmt, 40)
             )));
         }
         let digit =

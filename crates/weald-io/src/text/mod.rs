@@ -476,24 +476,30 @@ pub fn skip_line(c: &[u8], i: &mut usize) -> bool {
     }
 }
 
-/// The text of the field starting at `i` (up to a separator or the end of line), for messages:
-/// invalid UTF-8 shown as U+FFFD and control characters escaped (`\u{1}`), so that a binary
-/// file's bytes never reach the terminal as they are.
+/// The text of the field starting at `i` (up to a separator or the end of line), for messages,
+/// as [`shown`] makes it.
 pub fn field_text(c: &[u8], i: usize) -> String {
     let mut j = i;
     while j < c.len() && !is_sep(c[j]) && !is_eol(c[j]) {
         j += 1;
     }
+    shown(&c[i..j], 40)
+}
+
+/// `bytes` as text for a message: invalid UTF-8 shown as U+FFFD and control characters escaped
+/// (`\u{1}`), so that a binary file's bytes never reach the terminal as they are; longer than
+/// `max` characters, cut to `max - 3` and `...`.
+pub fn shown(bytes: &[u8], max: usize) -> String {
     let mut s = String::new();
-    for ch in String::from_utf8_lossy(&c[i..j]).chars() {
+    for ch in String::from_utf8_lossy(bytes).chars() {
         if ch.is_control() {
             s.extend(ch.escape_default());
         } else {
             s.push(ch);
         }
     }
-    if s.chars().count() > 40 {
-        let t: String = s.chars().take(37).collect();
+    if s.chars().count() > max {
+        let t: String = s.chars().take(max.saturating_sub(3)).collect();
         format!("{t}...")
     } else {
         s

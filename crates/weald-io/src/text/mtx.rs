@@ -45,7 +45,7 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
     let toks: Vec<String> = banner
         .split(|b| b.is_ascii_whitespace())
         .filter(|t| !t.is_empty())
-        .map(|t| String::from_utf8_lossy(t).to_ascii_lowercase())
+        .map(|t| shown(t, 40).to_ascii_lowercase())
         .collect();
     if toks.first().map(String::as_str) != Some("%%matrixmarket") {
         return Err(WealdError::parse(
@@ -97,7 +97,7 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
                 k as u64 + 1,
                 format!(
                     "size line (\"{}\"): expected three non-negative integers `rows cols nnz`",
-                    String::from_utf8_lossy(line)
+                    shown(line, 60)
                 ),
             ));
         }
