@@ -163,3 +163,62 @@ def test_non_finite_weights_are_refused():
         assert dg.version == 0
     with pytest.raises(ValueError, match="finite"):
         weald.generate.rmat(4, weights=(0.0, float("inf")))
+
+
+def test_generator_weight_ranges_are_checked():
+    # A width beyond the largest float made every weight inf (SSSP then found nothing).
+    with pytest.raises(ValueError, match="width"):
+        weald.generate.uniform(100, 300, weights=(-1e308, 1e308))
+    with pytest.raises(ValueError, match="above"):
+        weald.generate.uniform(100, 300, weights=(5.0, 1.0))
+    with pytest.raises(ValueError, match="above"):
+        weald.generate.rmat(4, weights=(9, 1))
+    with pytest.raises(ValueError, match="weights"):
+        weald.generate.rmat(4, weights=(0, 2**31))
+    g = weald.generate.uniform(100, 300, weights=(-1e307, 1e307))
+    assert np.isfinite(g.edges()[2]).all()
+    # n = 0 cannot hold the edges asked for (it returned an empty graph).
+    with pytest.raises(ValueError, match="at least one vertex"):
+        weald.generate.uniform(0, 1000)
+    assert weald.generate.uniform(0, 0).num_vertices == 0
+
+
+def test_boolean_arrays_are_not_vertex_ids(small):
+    # A mask (weald.mis returns one) had been read as the ids 0 and 1.
+    dg = weald.DynamicGraph(10)
+    dg.insert_edges([0, 1, 2], [1, 2, 3])
+    with pytest.raises(TypeError, match="flatnonzero"):
+        dg.delete_vertices(np.ones(10, dtype=bool))
+    with pytest.raises(TypeError, match="boolean"):
+        weald.Graph.from_edges(np.array([True]), np.array([False]))
+    assert dg.num_edges == 3
+
+
+def test_integer_arguments_out_of_range_raise_valueerror(small, tmp_path):
+    # Not PyO3's OverflowError.
+    with pytest.raises(ValueError, match="max_iter"):
+        weald.pagerank(small, max_iter=-1)
+    with pytest.raises(ValueError, match="steps"):
+        weald.local_cluster(small, 0, steps=-1)
+    with pytest.raises(ValueError, match="num_vertices"):
+        weald.Graph.from_edges([0], [1], num_vertices=2**64)
+    with pytest.raises(ValueError, match="keep_last"):
+        weald.Store(tmp_path / "a", keep_last=-1)
+    with pytest.raises(ValueError, match="batch_size"):
+        weald.Store(tmp_path / "b", batch_size=2**70)
+
+
+def test_store_durations_beyond_the_clock_raise_valueerror(tmp_path):
+    # Duration::from_secs_f64 panicked (PanicException, not an Exception) at 2**64 s.
+    for kw in ({"max_wait": 1e20}, {"keep_seconds": float(2**64)}, {"max_wait": -1.0},
+               {"keep_seconds": float("nan")}):
+        with pytest.raises(ValueError, match="seconds"):
+            weald.Store(tmp_path / "s", **kw)
+    assert not (tmp_path / "s").exists()
+
+
+def test_weighted_of_another_type_says_what_is_accepted(tmp_path):
+    with pytest.raises(TypeError, match='"float" or "int", got int'):
+        weald.DynamicGraph(weighted=1)
+    with pytest.raises(TypeError, match="weighted must be"):
+        weald.Store(tmp_path / "w", weighted=1)

@@ -405,7 +405,8 @@ pub struct GenerateArgs {
     edge_factor: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Uniform random weights LO..HI (integers if both ends are integers, else floats).
+    /// Uniform random weights LO..HI: i32 weights if both ends are integers (within i32), else
+    /// f64 weights in [LO, HI) (finite ends and width); LO must not exceed HI.
     #[arg(long)]
     weights: Option<String>,
     /// Keep the generated arcs directed (default: undirected, both directions written).
@@ -430,19 +431,18 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         )));
     }
     let format = out_format(&a.out, a.format.as_deref())?;
-    // Refuse up front what cannot fit, rather than be killed part way. A lower bound: the
-    // CSR's offsets (8 bytes a vertex) and 4 bytes a vertex more (the generator's vertex
-    // permutation, the build's counts), and the larger of the edge list (8 bytes an edge, at
-    // least 12 with weights) and the CSR's arcs (4 bytes each, at least 8 with weights).
-    // Scale 31 with no edges at all needs 24 GiB.
-    let n = 1u128 << a.scale;
-    let m = n * a.edge_factor as u128;
-    let (el_b, arc_b) = if a.weights.is_some() { (12, 8) } else { (8, 4) };
-    let arcs = if a.directed { m } else { 2 * m };
-    let bytes = n * 12 + (m * el_b).max(arcs * arc_b);
-    weald::graph::mem::ensure_fits(u64::try_from(bytes).ok(), || {
-        format!("generating 2^{} vertices and {m} edges", a.scale)
-    })?;
+    // Refuse up front what cannot fit, rather than be killed part way (scale 31 with no edges
+    // at all needs 24 GiB), and a bad weight range before any work.
+    let weights = a
+        .weights
+        .as_deref()
+        .map(|s| {
+            gen::WeightRange::parse(s)
+                .map_err(|e| WealdError::Invalid(format!("--weights `{s}`: {e}")))
+        })
+        .transpose()?;
+    let n = 1u64 << a.scale;
+    gen::ensure_fits(n, n * a.edge_factor as u64, weights.is_some(), a.directed)?;
     let t = Instant::now();
     let spin = Spinner::new(quiet, "generating");
     let el = match a.kind {
@@ -462,17 +462,7 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         drop_self_loops: true,
         ..Default::default()
     };
-    let graph: AnyCsr = match &a.weights {
-        None => Csr::build(el, &opts)?.0.into(),
-        Some(range) => match parse_range(range)? {
-            Range::Int(lo, hi) => Csr::build(gen::add_weights_int(&el, lo, hi, a.seed), &opts)?
-                .0
-                .into(),
-            Range::Float(lo, hi) => Csr::build(gen::add_weights_float(&el, lo, hi, a.seed), &opts)?
-                .0
-                .into(),
-        },
-    };
+    let graph = weald::io::build(gen::with_weights(el, weights, a.seed), &opts)?.0;
     drop(spin);
     let spin = Spinner::new(quiet, "writing");
     weald::io::save(&graph, &a.out, Some(format))?;
@@ -496,34 +486,6 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-enum Range {
-    Int(i32, i32),
-    Float(f64, f64),
-}
-
-fn parse_range(s: &str) -> Result<Range> {
-    let bad = || {
-        WealdError::Invalid(format!(
-            "--weights `{s}`: expected LO..HI, e.g. 1..255 or 0.5..2.0"
-        ))
-    };
-    let (lo, hi) = s.split_once("..").ok_or_else(bad)?;
-    if let (Ok(l), Ok(h)) = (lo.trim().parse::<i32>(), hi.trim().parse::<i32>()) {
-        if l > h {
-            return Err(bad());
-        }
-        return Ok(Range::Int(l, h));
-    }
-    let (l, h) = (
-        lo.trim().parse::<f64>().map_err(|_| bad())?,
-        hi.trim().parse::<f64>().map_err(|_| bad())?,
-    );
-    if !(l.is_finite() && h.is_finite() && l <= h) {
-        return Err(bad());
-    }
-    Ok(Range::Float(l, h))
 }
 
 pub(crate) fn out_format(path: &Path, given: Option<&str>) -> Result<Format> {

@@ -18,8 +18,8 @@ use weald::runner::{self, percentile, Algorithm, RunParams};
 use weald::storage::ctree::{CTreeGraph, FlatSnapshot, DEFAULT_B};
 use weald::storage::{AnyCsr, Csr};
 use weald::stream::{
-    AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention, Store,
-    StoreOptions, Update,
+    duration_arg, AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention,
+    Store, StoreOptions, Update,
 };
 use weald::{AnyFlat, AnyGraph, Result, Vertex, WealdError, Weight};
 
@@ -241,16 +241,6 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
 
 /// The slowest `--rate` (updates per second): one update about every 11.6 days.
 const MIN_RATE: f64 = 1e-6;
-
-/// `x` (in `unit`s, `per_second` of them in a second) as a duration, or an error naming
-/// `flag`: negative, NaN, infinite and too-large values are refused.
-fn duration_arg(flag: &str, x: f64, per_second: f64, unit: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(x / per_second).map_err(|_| {
-        WealdError::Invalid(format!(
-            "{flag} must be a finite number of {unit}, at least 0 (got {x:?})"
-        ))
-    })
-}
 
 /// Open the data directory, or create it (from `--base` if given). Before either, `--query`
 /// is tried on the kind of graph the directory holds or will hold ([`check_query`]).

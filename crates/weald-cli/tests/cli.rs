@@ -251,6 +251,33 @@ fn generate_refuses_a_graph_that_cannot_fit_before_allocating() {
     assert!(!out.exists());
 }
 
+/// A weight range whose weights cannot be drawn (reversed, too wide for a float, integers
+/// beyond i32) is refused before anything is generated or written.
+#[test]
+fn generate_refuses_bad_weight_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.el");
+    for (range, why) in [
+        ("-1e308..1e308", "width"),
+        ("5..1", "above"),
+        ("0..3000000000", "i32"),
+    ] {
+        let o = weald(&[
+            "-q",
+            "generate",
+            "rmat",
+            "--scale",
+            "4",
+            &format!("--weights={range}"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{range}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{range}: {}", stderr(&o));
+        assert!(!out.exists());
+    }
+}
+
 #[test]
 fn generate_is_deterministic_and_convert_round_trips() {
     let dir = tempfile::tempdir().unwrap();

@@ -242,6 +242,97 @@ pub fn add_weights_float(el: &EdgeList<()>, lo: f64, hi: f64, seed: u64) -> Edge
     }
 }
 
+/// The range of uniform random weights given to generated edges, checked: `Int(lo, hi)` draws
+/// `i32`s in `lo..=hi`, `Float(lo, hi)` `f64`s in `[lo, hi)`. The CLI's `--weights LO..HI` and
+/// Python's `weights=(lo, hi)` are read through it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WeightRange {
+    Int(i32, i32),
+    Float(f64, f64),
+}
+
+impl WeightRange {
+    /// `lo..=hi` as integer weights; `lo <= hi`.
+    pub fn int(lo: i32, hi: i32) -> std::result::Result<Self, String> {
+        if lo > hi {
+            return Err(format!("the low end {lo} is above the high end {hi}"));
+        }
+        Ok(WeightRange::Int(lo, hi))
+    }
+
+    /// `[lo, hi)` as float weights: both ends and the width `hi - lo` finite, `lo <= hi`
+    /// (a width beyond `f64::MAX` would make every weight infinite).
+    pub fn float(lo: f64, hi: f64) -> std::result::Result<Self, String> {
+        if !(lo.is_finite() && hi.is_finite()) {
+            return Err(format!(
+                "the ends must be finite numbers, got {lo} and {hi}"
+            ));
+        }
+        if lo > hi {
+            return Err(format!("the low end {lo} is above the high end {hi}"));
+        }
+        if !(hi - lo).is_finite() {
+            return Err(format!(
+                "the width {hi} - ({lo}) is beyond the largest float; narrow the range"
+            ));
+        }
+        Ok(WeightRange::Float(lo, hi))
+    }
+
+    /// `LO..HI`: integer weights if both ends are integers (which must fit in `i32`), else
+    /// float weights.
+    pub fn parse(s: &str) -> std::result::Result<Self, String> {
+        let (lo, hi) = s
+            .split_once("..")
+            .ok_or_else(|| "expected LO..HI, e.g. 1..255 or 0.5..2.0".to_string())?;
+        let (lo, hi) = (lo.trim(), hi.trim());
+        let integer = |x: &str| {
+            let d = x.strip_prefix(['-', '+']).unwrap_or(x);
+            !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+        };
+        if integer(lo) && integer(hi) {
+            let int = |x: &str| {
+                x.parse::<i32>().map_err(|_| {
+                    format!("integer weights must fit in an i32, got {x} (write {x}.0 for float weights)")
+                })
+            };
+            return WeightRange::int(int(lo)?, int(hi)?);
+        }
+        let float = |x: &str| {
+            x.parse::<f64>().map_err(|_| {
+                format!("`{x}` is not a number; expected LO..HI, e.g. 1..255 or 0.5..2.0")
+            })
+        };
+        WeightRange::float(float(lo)?, float(hi)?)
+    }
+}
+
+/// `el` with weights drawn from `range` (by edge index and `seed`), or as it is for `None`.
+pub fn with_weights(el: EdgeList<()>, range: Option<WeightRange>, seed: u64) -> crate::Edges {
+    match range {
+        None => crate::Edges::Unweighted(el),
+        Some(WeightRange::Int(lo, hi)) => crate::Edges::Int(add_weights_int(&el, lo, hi, seed)),
+        Some(WeightRange::Float(lo, hi)) => {
+            crate::Edges::Float(add_weights_float(&el, lo, hi, seed))
+        }
+    }
+}
+
+/// Refuse, with `OutOfMemory`, to generate a graph of `n` vertices and `m` edges that cannot
+/// fit: a lower bound of the peak is the CSR's offsets (8 bytes a vertex) and 4 bytes a vertex
+/// more (the generator's vertex permutation, the build's counts), plus the larger of the edge
+/// list (8 bytes an edge, 12 with weights) and the CSR's arcs (4 bytes each, 8 with weights;
+/// both directions unless `directed`).
+pub fn ensure_fits(n: u64, m: u64, weighted: bool, directed: bool) -> weald_graph::Result<()> {
+    let (n, m) = (n as u128, m as u128);
+    let (el_b, arc_b) = if weighted { (12, 8) } else { (8, 4) };
+    let arcs = if directed { m } else { 2 * m };
+    let bytes = n * 12 + (m * el_b).max(arcs * arc_b);
+    weald_graph::mem::ensure_fits(u64::try_from(bytes).ok(), || {
+        format!("generating {n} vertices and {m} edges")
+    })
+}
+
 /// The path `0 - 1 - ... - (n-1)`.
 pub fn path(n: usize) -> EdgeList<()> {
     let mut e = EdgeList::new(n);
@@ -291,6 +382,43 @@ pub fn complete(n: usize) -> EdgeList<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weight_ranges_are_checked() {
+        assert_eq!(WeightRange::parse("1..255"), Ok(WeightRange::Int(1, 255)));
+        assert_eq!(WeightRange::parse(" -3 .. 3 "), Ok(WeightRange::Int(-3, 3)));
+        assert_eq!(
+            WeightRange::parse("0.5..2"),
+            Ok(WeightRange::Float(0.5, 2.0))
+        );
+        assert_eq!(
+            WeightRange::parse("1..1e3"),
+            Ok(WeightRange::Float(1.0, 1e3))
+        );
+        for (bad, why) in [
+            ("5..1", "above"),
+            ("2.5..1.0", "above"),
+            ("0..3000000000", "i32"),
+            ("-1e308..1e308", "width"),
+            ("0..inf", "finite"),
+            ("nan..1", "finite"),
+            ("1-2", "LO..HI"),
+            ("a..b", "not a number"),
+        ] {
+            let e = WeightRange::parse(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        // A range that is accepted gives finite weights in it.
+        let el = uniform(100, 1000, 3);
+        let crate::Edges::Float(w) = with_weights(el, WeightRange::float(-1e307, 1e307).ok(), 3)
+        else {
+            panic!("float weights expected")
+        };
+        assert!(w
+            .weights
+            .iter()
+            .all(|x| x.is_finite() && (-1e307..1e307).contains(x)));
+    }
 
     #[test]
     fn scramble_is_a_bijection() {

@@ -113,14 +113,18 @@ fn betweenness<'py>(
 /// Example:
 ///     >>> pr = weald.pagerank(g); pr.argsort()[::-1][:10]  # top 10
 #[pyfunction]
-#[pyo3(signature = (graph, damping=0.85, tol=1e-6, max_iter=100))]
+#[pyo3(
+    signature = (graph, damping=0.85, tol=1e-6, max_iter=Int::from(100)),
+    text_signature = "(graph, damping=0.85, tol=1e-6, max_iter=100)"
+)]
 fn pagerank<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
     damping: f64,
     tol: f64,
-    max_iter: usize,
+    max_iter: Int,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let max_iter: usize = max_iter.get("max_iter")?;
     let t = target_of(graph)?;
     let prm = algo::pagerank::Params {
         damping,
@@ -364,14 +368,18 @@ fn two_hop<'py>(
 /// Complexity: O(steps / epsilon) work around the seed, nothing proportional to the graph.
 /// Example: `cluster, phi = weald.local_cluster(g, 0)`.
 #[pyfunction]
-#[pyo3(signature = (graph, seed, epsilon=1e-6, steps=10))]
+#[pyo3(
+    signature = (graph, seed, epsilon=1e-6, steps=Int::from(10)),
+    text_signature = "(graph, seed, epsilon=1e-6, steps=10)"
+)]
 fn local_cluster<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
     seed: Int,
     epsilon: f64,
-    steps: usize,
+    steps: Int,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {
+    let steps: usize = steps.get("steps")?;
     let t = target_of(graph)?;
     let s = source_of(&t, seed)?;
     let prm = algo::localcluster::Params {

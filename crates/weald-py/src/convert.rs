@@ -55,7 +55,11 @@ pub fn vertex_ids(x: &Bound<'_, PyAny>, what: &str, limit: Option<usize>) -> PyR
             }
             Ok(out)
         }
-        'u' | 'b' => {
+        'b' => Err(PyTypeError::new_err(format!(
+            "{what} must hold integer vertex ids, got a boolean array (np.flatnonzero(mask) \
+             gives the ids a mask selects)"
+        ))),
+        'u' => {
             let a = contiguous(&a, "uint64")?;
             let arr = a.cast::<PyArray1<u64>>()?.readonly();
             let s = arr.as_slice()?;
@@ -230,6 +234,14 @@ pub mod num_bounds {
     impl Bounded for u32 {
         const MIN_TEXT: &'static str = "0";
         const MAX_TEXT: &'static str = "2**32-1";
+    }
+    impl Bounded for usize {
+        const MIN_TEXT: &'static str = "0";
+        const MAX_TEXT: &'static str = "2**64-1";
+    }
+    impl Bounded for i32 {
+        const MIN_TEXT: &'static str = "-2**31";
+        const MAX_TEXT: &'static str = "2**31-1";
     }
     impl Bounded for i64 {
         const MIN_TEXT: &'static str = "-2**63";

@@ -267,7 +267,13 @@ pub(crate) fn weight_kind(w: Option<&Bound<'_, PyAny>>) -> PyResult<Option<bool>
     if let Ok(b) = w.cast::<PyBool>() {
         return Ok(b.is_true().then_some(true));
     }
-    match w.extract::<String>()?.as_str() {
+    let Ok(name) = w.extract::<String>() else {
+        return Err(PyTypeError::new_err(format!(
+            "weighted must be False, True, \"float\" or \"int\", got {}",
+            w.get_type().name()?
+        )));
+    };
+    match name.as_str() {
         "float" | "float64" | "f64" => Ok(Some(true)),
         "int" | "int32" | "i32" => Ok(Some(false)),
         other => Err(PyValueError::new_err(format!(

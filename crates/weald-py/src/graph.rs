@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use weald::AnyGraph;
 use weald_graph::batch::Combine;
 use weald_graph::{EdgeList, Graph as _, InGraph, Vertex, WealdError, Weight};
-use weald_io::{Format, LoadOptions};
+use weald_io::{gen::WeightRange, Format, LoadOptions};
 use weald_storage::ctree::{FlatSnapshot, Snapshot as CSnapshot};
 use weald_storage::{AnyCsr, BuildOptions, Csr};
 
@@ -275,18 +275,13 @@ impl Graph {
         src: &Bound<'_, PyAny>,
         dst: &Bound<'_, PyAny>,
         weights: Option<&Bound<'_, PyAny>>,
-        num_vertices: Option<i64>,
+        num_vertices: Option<Int>,
         directed: bool,
         dedup: Option<&str>,
         drop_self_loops: bool,
     ) -> PyResult<Graph> {
         let limit = match num_vertices {
-            Some(n) if n < 0 || n > u32::MAX as i64 => {
-                return Err(PyValueError::new_err(format!(
-                    "num_vertices must be in 0..2^32, got {n}"
-                )))
-            }
-            Some(n) => Some(n as usize),
+            Some(n) => Some(n.get::<u32>("num_vertices")? as usize),
             None => None,
         };
         let s = convert::vertex_ids(src, "src", limit)?;
@@ -643,49 +638,34 @@ pub fn read(
     Ok(Graph::from_csr(loaded.graph))
 }
 
-/// Optional generator weights `(lo, hi)`: two ints give int32 weights, otherwise float64.
+/// Optional generator weights `(lo, hi)`: two ints give int32 weights (each must fit), otherwise
+/// float64; checked by [`weald_io::gen::WeightRange`], as the CLI's `--weights`.
+fn weight_range(weights: Option<&Bound<'_, PyTuple>>) -> PyResult<Option<WeightRange>> {
+    let Some(t) = weights else { return Ok(None) };
+    if t.len() != 2 {
+        return Err(PyValueError::new_err("weights must be a (lo, hi) pair"));
+    }
+    let (a, b) = (t.get_item(0)?, t.get_item(1)?);
+    let r = if a.is_instance_of::<PyInt>() && b.is_instance_of::<PyInt>() {
+        let (lo, hi): (Int, Int) = (a.extract()?, b.extract()?);
+        WeightRange::int(lo.get("weights (lo)")?, hi.get("weights (hi)")?)
+    } else {
+        WeightRange::float(a.extract()?, b.extract()?)
+    };
+    r.map(Some)
+        .map_err(|e| PyValueError::new_err(format!("weights: {e}")))
+}
+
+/// The generated edges with their weights, built into a graph.
 fn add_weights(
     el: EdgeList<()>,
-    weights: Option<&Bound<'_, PyTuple>>,
+    weights: Option<WeightRange>,
     seed: u64,
     opts: BuildOptions,
     py: Python<'_>,
 ) -> PyResult<Graph> {
-    enum R {
-        None,
-        Int(i32, i32),
-        Float(f64, f64),
-    }
-    let r = match weights {
-        None => R::None,
-        Some(t) => {
-            if t.len() != 2 {
-                return Err(PyValueError::new_err("weights must be a (lo, hi) pair"));
-            }
-            let (a, b) = (t.get_item(0)?, t.get_item(1)?);
-            if a.is_instance_of::<PyInt>() && b.is_instance_of::<PyInt>() {
-                R::Int(a.extract()?, b.extract()?)
-            } else {
-                let (lo, hi): (f64, f64) = (a.extract()?, b.extract()?);
-                if !lo.is_finite() || !hi.is_finite() {
-                    return Err(PyValueError::new_err(format!(
-                        "weights must be a pair of finite numbers, got ({lo}, {hi})"
-                    )));
-                }
-                R::Float(lo, hi)
-            }
-        }
-    };
     let any = compute(py, move || {
-        Ok(match r {
-            R::None => AnyCsr::Unweighted(Csr::build(el, &opts)?.0),
-            R::Int(lo, hi) => {
-                AnyCsr::Int(Csr::build(weald_io::gen::add_weights_int(&el, lo, hi, seed), &opts)?.0)
-            }
-            R::Float(lo, hi) => AnyCsr::Float(
-                Csr::build(weald_io::gen::add_weights_float(&el, lo, hi, seed), &opts)?.0,
-            ),
-        })
+        Ok(weald_io::build(weald_io::gen::with_weights(el, weights, seed), &opts)?.0)
     })?;
     Ok(Graph::from_csr(any))
 }
@@ -732,11 +712,9 @@ pub fn rmat(
         )));
     }
     let m = (edge_factor as u64) << scale;
+    let w = weight_range(weights)?;
     let el = compute(py, move || {
-        // The generated pairs alone take 8 bytes per edge.
-        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(m, 8), || {
-            format!("generating {m} R-MAT edges")
-        })?;
+        weald_io::gen::ensure_fits(1 << scale, m, w.is_some(), directed)?;
         Ok(weald_io::gen::rmat(&weald_io::gen::RmatParams {
             scale,
             edge_factor,
@@ -744,7 +722,7 @@ pub fn rmat(
             ..Default::default()
         }))
     })?;
-    add_weights(el, weights, seed, gen_opts(directed), py)
+    add_weights(el, w, seed, gen_opts(directed), py)
 }
 
 /// A uniform random graph: m edges with both endpoints uniform in 0..n (Erdős–Rényi G(n, m)
@@ -771,11 +749,15 @@ pub fn uniform(
             "n must be below 2^32 - 1, got {n}"
         )));
     }
+    if n == 0 && m > 0 {
+        return Err(PyValueError::new_err(format!(
+            "m = {m} edges need at least one vertex (n = 0)"
+        )));
+    }
+    let w = weight_range(weights)?;
     let el = compute(py, move || {
-        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(m, 8), || {
-            format!("generating {m} uniform edges")
-        })?;
+        weald_io::gen::ensure_fits(n, m, w.is_some(), directed)?;
         Ok(weald_io::gen::uniform(n as usize, m as usize, seed))
     })?;
-    add_weights(el, weights, seed, gen_opts(directed), py)
+    add_weights(el, w, seed, gen_opts(directed), py)
 }

@@ -100,13 +100,8 @@ fn closed_error() -> PyErr {
 }
 
 fn seconds(what: &str, x: f64) -> PyResult<Duration> {
-    if x.is_finite() && x >= 0.0 {
-        Ok(Duration::from_secs_f64(x))
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{what} must be a non-negative number of seconds, got {x}"
-        )))
-    }
+    weald::stream::duration_arg(what, x, 1.0, "seconds")
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Send `us` through `p`; with `wait`, block (without the GIL) until they are committed and
@@ -268,8 +263,12 @@ impl Store {
 impl Store {
     #[new]
     #[pyo3(signature = (path, *, base=None, directed=false, weighted=None, dedup="last",
-        fsync="interval", batch_size=100_000, max_wait=0.0, checkpoint_every=10_000_000,
-        keep_last=16, keep_seconds=None, salvage=false))]
+        fsync="interval", batch_size=Int::from(100_000), max_wait=0.0,
+        checkpoint_every=Int::from(10_000_000), keep_last=Int::from(16), keep_seconds=None,
+        salvage=false),
+        text_signature = "(path, *, base=None, directed=False, weighted=None, dedup='last', \
+            fsync='interval', batch_size=100000, max_wait=0.0, checkpoint_every=10000000, \
+            keep_last=16, keep_seconds=None, salvage=False)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -279,13 +278,16 @@ impl Store {
         weighted: Option<&Bound<'_, PyAny>>,
         dedup: &str,
         fsync: &str,
-        batch_size: usize,
+        batch_size: Int,
         max_wait: f64,
-        checkpoint_every: u64,
-        keep_last: usize,
+        checkpoint_every: Int,
+        keep_last: Int,
         keep_seconds: Option<f64>,
         salvage: bool,
     ) -> PyResult<Self> {
+        let batch_size: usize = batch_size.get("batch_size")?;
+        let checkpoint_every: u64 = checkpoint_every.get("checkpoint_every")?;
+        let keep_last: usize = keep_last.get("keep_last")?;
         let combine = parse_combine(Some(dedup))?.unwrap_or_default();
         let fsync: Fsync = fsync.parse().map_err(|e| to_pyerr(py, e))?;
         if batch_size == 0 {

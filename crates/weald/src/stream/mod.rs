@@ -62,3 +62,20 @@ pub use store::{
 };
 pub use update::{parse_vertex, Update};
 pub use wal::Fsync;
+
+/// `x` (in `unit`s, `per_second` of them in a second) as a duration, or an `Invalid` error
+/// naming `what`: negative, NaN, infinite and too-large values are refused (the conversion
+/// in `std` panics on them). The `weald stream` flags and Python's `Store` arguments go
+/// through it.
+pub fn duration_arg(
+    what: &str,
+    x: f64,
+    per_second: f64,
+    unit: &str,
+) -> crate::Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(x / per_second).map_err(|_| {
+        crate::WealdError::Invalid(format!(
+            "{what} must be a finite number of {unit}, at least 0 (got {x:?})"
+        ))
+    })
+}
