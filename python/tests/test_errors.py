@@ -222,3 +222,11 @@ def test_weighted_of_another_type_says_what_is_accepted(tmp_path):
         weald.DynamicGraph(weighted=1)
     with pytest.raises(TypeError, match="weighted must be"):
         weald.Store(tmp_path / "w", weighted=1)
+
+
+def test_generator_weight_ends_numpy_ints_and_huge_floats():
+    # numpy integer ends give int32 weights, as Python ints do (they gave float64).
+    g = weald.generate.rmat(4, weights=(np.int64(1), np.int64(9)))
+    assert g.edges()[2].dtype == np.int32
+    with pytest.raises(ValueError, match="largest float"):
+        weald.generate.rmat(4, weights=(0.5, 2**1100))

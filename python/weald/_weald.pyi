@@ -439,6 +439,7 @@ def uniform(n: int, m: int, seed: int = 1, directed: bool = False, weights: tupl
     with replacement), self loops dropped and duplicates merged.
 
     Args: n, m, seed, directed, weights (as for `rmat`).
+    Raises ValueError for m > 0 edges with n = 0, or a bad weight range.
     Complexity: O(m log m), parallel. Example: `g = weald.generate.uniform(1000, 5000)`.
     """
 

@@ -14,7 +14,10 @@
 //!   at most 31 (ids are `u32`).
 //! * [`uniform`]: `m` arcs with both endpoints uniform in `0..n` (Erdős–Rényi G(n, m) with
 //!   repetition).
-//! * [`add_weights_int`], [`add_weights_float`]: a weight per edge, a function of `(seed, i)`.
+//! * [`add_weights_int`], [`add_weights_float`]: a weight per edge, a function of `(seed, i)`;
+//!   [`WeightRange`] is a checked range of them (what the CLI's `--weights` and Python's
+//!   `weights=` are read into) and [`with_weights`] applies one.
+//! * [`ensure_fits`]: the memory check made before generating.
 //! * [`path`], [`star`], [`grid`], [`complete`]: small shapes, each undirected edge once.
 
 use rayon::prelude::*;
@@ -204,7 +207,8 @@ pub fn uniform(n: usize, m: usize, seed: u64) -> EdgeList<()> {
     from_pairs(n, pairs)
 }
 
-/// The same edges with integer weights uniform in `lo..=hi` (bounds swapped if reversed).
+/// The same edges with integer weights uniform in `lo..=hi` (bounds swapped if reversed;
+/// [`WeightRange::int`] refuses them).
 pub fn add_weights_int(el: &EdgeList<()>, lo: i32, hi: i32, seed: u64) -> EdgeList<i32> {
     let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
     let span = (hi as i64 - lo as i64 + 1) as u64;
@@ -224,7 +228,8 @@ pub fn add_weights_int(el: &EdgeList<()>, lo: i32, hi: i32, seed: u64) -> EdgeLi
     }
 }
 
-/// The same edges with float weights uniform in `[lo, hi)`.
+/// The same edges with float weights uniform in `[lo, hi)` (`lo` itself when `lo == hi`), for
+/// `lo <= hi` with a finite width, which [`WeightRange::float`] checks.
 pub fn add_weights_float(el: &EdgeList<()>, lo: f64, hi: f64, seed: u64) -> EdgeList<f64> {
     let weights = (0..el.len())
         .into_par_iter()
@@ -243,7 +248,8 @@ pub fn add_weights_float(el: &EdgeList<()>, lo: f64, hi: f64, seed: u64) -> Edge
 }
 
 /// The range of uniform random weights given to generated edges, checked: `Int(lo, hi)` draws
-/// `i32`s in `lo..=hi`, `Float(lo, hi)` `f64`s in `[lo, hi)`. The CLI's `--weights LO..HI` and
+/// `i32`s in `lo..=hi`, `Float(lo, hi)` `f64`s in `[lo, hi)` (`lo` itself when
+/// `lo == hi`). The CLI's `--weights LO..HI` and
 /// Python's `weights=(lo, hi)` are read through it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WeightRange {
@@ -265,15 +271,15 @@ impl WeightRange {
     pub fn float(lo: f64, hi: f64) -> std::result::Result<Self, String> {
         if !(lo.is_finite() && hi.is_finite()) {
             return Err(format!(
-                "the ends must be finite numbers, got {lo} and {hi}"
+                "the ends must be finite numbers, got {lo:?} and {hi:?}"
             ));
         }
         if lo > hi {
-            return Err(format!("the low end {lo} is above the high end {hi}"));
+            return Err(format!("the low end {lo:?} is above the high end {hi:?}"));
         }
         if !(hi - lo).is_finite() {
             return Err(format!(
-                "the width {hi} - ({lo}) is beyond the largest float; narrow the range"
+                "the width {hi:?} - ({lo:?}) is beyond the largest float; narrow the range"
             ));
         }
         Ok(WeightRange::Float(lo, hi))
@@ -282,10 +288,13 @@ impl WeightRange {
     /// `LO..HI`: integer weights if both ends are integers (which must fit in `i32`), else
     /// float weights.
     pub fn parse(s: &str) -> std::result::Result<Self, String> {
-        let (lo, hi) = s
-            .split_once("..")
-            .ok_or_else(|| "expected LO..HI, e.g. 1..255 or 0.5..2.0".to_string())?;
+        let form = || "expected LO..HI, e.g. 1..255 or 0.5..2.0".to_string();
+        let (lo, hi) = s.split_once("..").ok_or_else(form)?;
         let (lo, hi) = (lo.trim(), hi.trim());
+        // `0...5` could mean 0 to .5 or be a typo for `0..5`: refused, as is a missing end.
+        if lo.is_empty() || hi.is_empty() || hi.starts_with('.') {
+            return Err(form());
+        }
         let integer = |x: &str| {
             let d = x.strip_prefix(['-', '+']).unwrap_or(x);
             !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
@@ -404,9 +413,13 @@ mod tests {
             ("nan..1", "finite"),
             ("1-2", "LO..HI"),
             ("a..b", "not a number"),
+            ("..", "LO..HI"),
+            ("1..", "LO..HI"),
+            ("0...5", "LO..HI"),
         ] {
             let e = WeightRange::parse(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
+            assert!(e.len() < 120, "{bad}: a short message, got {e}");
         }
         // A range that is accepted gives finite weights in it.
         let el = uniform(100, 1000, 3);

@@ -130,14 +130,17 @@ fn binary_first_line_is_not_a_header() {
         assert_eq!(line, 1, "{name}: {msg}");
         assert!(msg.contains("is not text"), "{name}: {msg}");
     }
-    // Classic Mac line endings: the whole file is one line.
-    let (line, msg) = parse_err(
-        "cr.txt",
-        "source target\r1 2\r2 3\r",
-        LoadOptions::default(),
-    );
-    assert_eq!(line, 1);
-    assert!(msg.contains("carriage return"), "{msg}");
+    // Classic Mac line endings: the whole file is one line, a header, a comment (which hid
+    // every record) or a first record (after which nothing was read).
+    for (text, at) in [
+        ("source target\r1 2\r2 3\r", 1),
+        ("# Nodes: 4\r1 2\r2 3\r", 1),
+        ("% c\n1 2\r3 4\r5 6\r", 2),
+    ] {
+        let (line, msg) = parse_err("cr.txt", text, LoadOptions::default());
+        assert_eq!(line, at, "{text:?}");
+        assert!(msg.contains("carriage return"), "{msg}");
+    }
     // Headers that are text still load: tabs, CRLF, UTF-8 and an 8-bit encoding (Latin-1).
     for head in [
         &b"source\ttarget\r\n"[..],

@@ -646,11 +646,24 @@ fn weight_range(weights: Option<&Bound<'_, PyTuple>>) -> PyResult<Option<WeightR
         return Err(PyValueError::new_err("weights must be a (lo, hi) pair"));
     }
     let (a, b) = (t.get_item(0)?, t.get_item(1)?);
-    let r = if a.is_instance_of::<PyInt>() && b.is_instance_of::<PyInt>() {
+    // An int, or an integer numpy scalar (`__index__`, which floats lack).
+    let integer = |x: &Bound<'_, PyAny>| -> PyResult<bool> {
+        Ok(x.is_instance_of::<PyInt>() || x.hasattr("__index__")?)
+    };
+    let float = |x: &Bound<'_, PyAny>| -> PyResult<f64> {
+        x.extract::<f64>().map_err(|e| {
+            if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(x.py()) {
+                PyValueError::new_err("weights: an end is beyond the largest float")
+            } else {
+                e
+            }
+        })
+    };
+    let r = if integer(&a)? && integer(&b)? {
         let (lo, hi): (Int, Int) = (a.extract()?, b.extract()?);
         WeightRange::int(lo.get("weights (lo)")?, hi.get("weights (hi)")?)
     } else {
-        WeightRange::float(a.extract()?, b.extract()?)
+        WeightRange::float(float(&a)?, float(&b)?)
     };
     r.map(Some)
         .map_err(|e| PyValueError::new_err(format!("weights: {e}")))
@@ -729,6 +742,7 @@ pub fn rmat(
 /// with replacement), self loops dropped and duplicates merged.
 ///
 /// Args: n, m, seed, directed, weights (as for `rmat`).
+/// Raises ValueError for m > 0 edges with n = 0, or a bad weight range.
 /// Complexity: O(m log m), parallel. Example: `g = weald.generate.uniform(1000, 5000)`.
 #[pyfunction]
 #[pyo3(

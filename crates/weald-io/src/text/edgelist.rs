@@ -8,9 +8,10 @@
 //! * **Header line**: if one of the first two fields of the first non-comment line is not a
 //!   number, the line is a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
 //!   This applies to all three variants (CSV files without a header are fine too). A header
-//!   must be text: a first line holding an ASCII control character other than a tab (a binary
-//!   file, or `\r`-only line endings, which make the whole file one line) is an error, not a
-//!   header followed by an empty graph.
+//!   must be text: one holding an ASCII control character other than a tab (a binary file) is
+//!   an error, not a header followed by an empty graph. So is a carriage return inside any
+//!   line before the first record (`\r`-only line endings make the whole file one line: a
+//!   comment hiding every record, or one record).
 //! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
 //!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
 //!   dropped when `b` equals the number of records that follow it and `a` equals the number of
@@ -171,6 +172,11 @@ fn preamble(block: &[u8]) -> std::result::Result<Preamble, (u64, String)> {
     let mut pre = Preamble::default();
     for (k, (off, line)) in lines_with_offsets(block).enumerate() {
         let trimmed = line.trim_ascii_start();
+        if let Some(p) = line.iter().position(|&b| b == b'\r') {
+            // `\r`-only line endings make the whole file one line: a comment that hides every
+            // record, or a first record after which nothing is read.
+            return Err((k as u64 + 1, carriage_return(p)));
+        }
         if trimmed.is_empty() {
             continue;
         }
@@ -239,18 +245,20 @@ fn not_text(line: &[u8]) -> Option<String> {
     let bad = line
         .iter()
         .position(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)?;
-    if line[bad] == b'\r' {
-        return Some(format!(
-            "byte {}: a carriage return inside the line: expected `\\n` or `\\r\\n` line endings",
-            bad + 1
-        ));
-    }
     Some(format!(
         "byte {} ({:#04x}) is not text: expected an edge `u v` or a header line (is this file \
          in the format it was read as?)",
         bad + 1,
         line[bad]
     ))
+}
+
+/// The message for a carriage return at byte `p` (0-based) inside a line.
+fn carriage_return(p: usize) -> String {
+    format!(
+        "byte {}: a carriage return inside the line: expected `\\n` or `\\r\\n` line endings",
+        p + 1
+    )
 }
 
 /// `true` if a first line `a b` counts the records that follow: `b` of them, over `a` vertices

@@ -488,22 +488,23 @@ pub fn field_text(c: &[u8], i: usize) -> String {
 
 /// `bytes` as text for a message: invalid UTF-8 shown as U+FFFD and control characters escaped
 /// (`\u{1}`), so that a binary file's bytes never reach the terminal as they are; longer than
-/// `max` characters, cut to `max - 3` and `...`.
+/// `max` characters, its first `max - 3` characters and `...` (an escape is never cut).
 pub fn shown(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let long = text.chars().count() > max;
+    let keep = if long { max.saturating_sub(3) } else { max };
     let mut s = String::new();
-    for ch in String::from_utf8_lossy(bytes).chars() {
+    for ch in text.chars().take(keep) {
         if ch.is_control() {
             s.extend(ch.escape_default());
         } else {
             s.push(ch);
         }
     }
-    if s.chars().count() > max {
-        let t: String = s.chars().take(max.saturating_sub(3)).collect();
-        format!("{t}...")
-    } else {
-        s
+    if long {
+        s.push_str("...");
     }
+    s
 }
 
 /// Parse a non-negative integer vertex id at `*i` (field number `field`, 1-based, for messages).
@@ -761,6 +762,9 @@ mod tests {
         assert_eq!(field_text(b"x 12ab\n", 2), "12ab");
         let long = [b'7'; 50];
         assert_eq!(field_text(&long, 0), format!("{}...", "7".repeat(37)));
+        // Cut by the text's characters, so an escape is never cut in half.
+        assert_eq!(shown(&[1u8; 10], 5), "\\u{1}\\u{1}...");
+        assert_eq!(shown(&[1u8; 5], 5), "\\u{1}".repeat(5));
     }
 
     #[test]
