@@ -538,6 +538,23 @@ fn stream_bad_input_is_a_clear_error_with_file_and_line() {
     // The updates before the bad line were acknowledged, so they are durable.
     let i = json(&weald(&["-q", "info", "--data", d, "--json"]));
     assert_eq!(i["edges"], 2);
+    // Read from standard input, the error names it as such (it said `-:2`).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weald"))
+        .args(["-q", "stream", "--data", d, "--updates", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"+ 5 6\n+ 6 y\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("<stdin>:2:"), "{}", stderr(&o));
 
     // Not a Weald directory, and a graph file given as --data.
     let foreign = t.path().join("foreign");

@@ -1,6 +1,7 @@
 //! The one error type of Weald.
 
-use std::path::PathBuf;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
 /// Shorthand for `Result<T, WealdError>`.
 pub type Result<T, E = WealdError> = std::result::Result<T, E>;
@@ -9,14 +10,14 @@ pub type Result<T, E = WealdError> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum WealdError {
     /// A file could not be opened, read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", named(path))]
     Io {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     /// Malformed input text, with the position of the fault.
-    #[error("{path}:{line}: {message}")]
+    #[error("{}:{line}: {message}", named(path))]
     Parse {
         path: PathBuf,
         /// 1-based line number (0 when the fault is not tied to a line).
@@ -24,7 +25,7 @@ pub enum WealdError {
         message: String,
     },
     /// A binary file that is truncated, corrupt, or of another version.
-    #[error("{path}: {message}")]
+    #[error("{}: {message}", named(path))]
     Format { path: PathBuf, message: String },
     /// A vertex id outside `0..n`.
     #[error("vertex {vertex} out of range (graph has {num_vertices} vertices)")]
@@ -52,6 +53,15 @@ pub enum WealdError {
     /// lower bound of what it allocates, so that it fails cleanly instead of being killed).
     #[error("{0}")]
     OutOfMemory(String),
+}
+
+/// A path as messages name it: `-` (standard input, where the CLI reads one) as `<stdin>`.
+fn named(p: &Path) -> Cow<'_, str> {
+    if p == Path::new("-") {
+        Cow::Borrowed("<stdin>")
+    } else {
+        p.to_string_lossy()
+    }
 }
 
 impl WealdError {
@@ -97,4 +107,19 @@ macro_rules! ensure {
             $crate::bail!($($arg)*);
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_input_is_named_in_messages() {
+        let e = WealdError::parse("-", 2, "bad");
+        assert_eq!(e.to_string(), "<stdin>:2: bad");
+        let e = WealdError::parse("dir/-", 2, "bad");
+        assert_eq!(e.to_string(), "dir/-:2: bad");
+        let e = WealdError::format("g.wgb", "truncated");
+        assert_eq!(e.to_string(), "g.wgb: truncated");
+    }
 }
