@@ -141,6 +141,47 @@ fn binary_first_line_is_not_a_header() {
         assert_eq!(line, at, "{text:?}");
         assert!(msg.contains("carriage return"), "{msg}");
     }
+    // A bare \r after the first record hid the records after it on its "line" (they were
+    // skipped as the record's ignored columns, or the line as a comment): now an error there.
+    for (text, opts, at) in [
+        ("0 1\n1 2\r2 3\r3 4\r4 5\n5 6\n", LoadOptions::default(), 2),
+        ("0 1\n\r2 3\n", LoadOptions::default(), 2),
+        ("0 1 5\n1 2 6\r2 3 7\r3 4 8\n", weighted(), 2),
+        ("0 1\n# c\r2 3\n", LoadOptions::default(), 2),
+    ] {
+        let (line, msg) = parse_err("cr.txt", text, opts);
+        assert_eq!(line, at, "{text:?}");
+        assert!(msg.contains("carriage return"), "{text:?}: {msg}");
+    }
+    // CRLF endings (doubled too) and blank CRLF lines still load.
+    let p = file(&dir, "crlf.txt", b"# c\r\n0 1\r\n\r\n1 2 x\r\r\n");
+    assert_eq!(
+        read_edges(&p, &LoadOptions::default()).unwrap().edges.len(),
+        2
+    );
+    // Another format's first line: a Matrix Market banner; a KONECT bipartite file.
+    let (line, msg) = parse_err(
+        "m.txt",
+        "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 0.5\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 1);
+    assert!(msg.contains("Matrix Market"), "{msg}");
+    let (line, msg) = parse_err(
+        "out.b.konect",
+        "% bip unweighted\n% 3 2 2\n1 1\n1 2\n2 1\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 1);
+    assert!(msg.contains("bipartite"), "{msg}");
+    let p = file(&dir, "mw.konect", b"% sym multiweighted\n1 2 5\n2 3 7\n");
+    assert_eq!(
+        read_edges(&p, &LoadOptions::default())
+            .unwrap()
+            .edges
+            .weight_name(),
+        "i32"
+    );
     // Headers that are text still load: tabs, CRLF, UTF-8 and an 8-bit encoding (Latin-1).
     for head in [
         &b"source\ttarget\r\n"[..],
@@ -270,6 +311,14 @@ fn header_messages_escape_control_bytes() {
 
 #[test]
 fn ligra_errors() {
+    // n + 2m wrapped past u64::MAX: the header declared 2^63 edges and the file loaded empty.
+    let (line, msg) = parse_err(
+        "g.adj",
+        "WeightedAdjacencyGraph\n0\n9223372036854775808\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 3, "the line of m");
+    assert!(msg.contains("more than a file can hold"), "{msg}");
     let (line, msg) = parse_err(
         "g.adj",
         "AdjacencyGraph\n2\n2\n0\n1\n1\n",

@@ -10,16 +10,18 @@
 //!   This applies to all three variants (CSV files without a header are fine too). A header
 //!   must be text: one holding an ASCII control character other than a tab (a binary file) is
 //!   an error, not a header followed by an empty graph. So is a carriage return inside any
-//!   line before the first record (`\r`-only line endings make the whole file one line: a
-//!   comment hiding every record, or one record).
+//!   line, comments included (anywhere but just before the `\n`): `\r`-only line endings
+//!   make the whole file one line, a comment hiding every record or a record hiding the rest.
 //! * **Count line**: some files replace the SNAP comment header by a line `n m` (CA-GrQc.txt
 //!   starts with `5242\t28980`). A first data line with exactly two integer fields `a b` is
 //!   dropped when `b` equals the number of records that follow it and `a` equals the number of
 //!   distinct ids in them (or their largest id + 1); otherwise it is an ordinary edge. The rule
 //!   can only misfire on a file whose first edge `a b` happens to match both counts.
 //! * **KONECT** headers: a first line `% sym|asym <weights>` declares the graph undirected or
-//!   directed; a weight tag `posweighted`, `weighted`, `signed`, `multisigned` or
-//!   `multiposweighted` declares a weight column. Other first lines (`% 2137 128 128`) are
+//!   directed; a weight tag `posweighted`, `weighted`, `multiweighted`, `signed`,
+//!   `multisigned` or `multiposweighted` declares a weight column. A bipartite file
+//!   (`% bip`), whose two columns are separate id spaces, is refused, as is a Matrix Market
+//!   banner (`%%MatrixMarket`: a file in another format). Other first lines (`% 2137 128 128`) are
 //!   comments.
 //! * Default: undirected and unweighted (like networkx). With `weighted = true` the third
 //!   column is the weight: `i32` if every weight is an integer in range, otherwise `f64`;
@@ -75,6 +77,24 @@ fn id_at(
     Ok(v as u32)
 }
 
+/// Move `*i` past the rest of the line that starts at `line_start` (ignored columns, or a
+/// comment) and its `\n`; `Ok(true)` if a newline was consumed. A carriage return not at the
+/// line's end is an error: with `\r`-only line endings the records after it on the same
+/// "line" would be skipped unseen.
+#[inline(always)]
+fn end_line(c: &[u8], i: &mut usize, line_start: usize) -> std::result::Result<bool, String> {
+    let start = *i;
+    let nl = skip_line(c, i);
+    let mut rest = &c[start..*i - nl as usize];
+    while let [r @ .., b'\r'] = rest {
+        rest = r;
+    }
+    match rest.iter().position(|&b| b == b'\r') {
+        None => Ok(nl),
+        Some(k) => Err(carriage_return(start + k - line_start)),
+    }
+}
+
 /// Parse the records of one chunk: `u v [w] [t] [ignored...]` per line.
 pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
     let mut p = Part::new(c.len() / 12 + 16);
@@ -99,8 +119,12 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
             continue;
         }
         if b == b'\r' || b == b'#' || b == b'%' {
-            if skip_line(c, &mut i) {
-                p.lines += 1;
+            match end_line(c, &mut i, line_start) {
+                Ok(nl) => p.lines += nl as u64,
+                Err(msg) => {
+                    p.err = Some((line_start, msg));
+                    return p;
+                }
             }
             continue;
         }
@@ -142,12 +166,12 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
             p.dst.push(v);
             Ok(())
         })();
-        if let Err(msg) = r {
-            p.err = Some((line_start, msg));
-            return p;
-        }
-        if skip_line(c, &mut i) {
-            p.lines += 1;
+        match r.and_then(|()| end_line(c, &mut i, line_start)) {
+            Ok(nl) => p.lines += nl as u64,
+            Err(msg) => {
+                p.err = Some((line_start, msg));
+                return p;
+            }
         }
     }
     p
@@ -182,11 +206,28 @@ fn preamble(block: &[u8]) -> std::result::Result<Preamble, (u64, String)> {
         }
         if trimmed[0] == b'#' || trimmed[0] == b'%' {
             if k == 0 && trimmed[0] == b'%' {
+                if trimmed.len() >= 14 && trimmed[..14].eq_ignore_ascii_case(b"%%MatrixMarket") {
+                    return Err((
+                        1,
+                        "a Matrix Market banner: read this file as `mtx` (name it .mtx, or \
+                         --format mtx), not as an edge list"
+                            .into(),
+                    ));
+                }
                 let f = fields(&trimmed[1..]);
                 let tag = |i: usize| f.get(i).map(|x| x.to_ascii_lowercase());
                 match tag(0).as_deref() {
                     Some(b"asym") => pre.konect_directed = Some(true),
                     Some(b"sym") => pre.konect_directed = Some(false),
+                    Some(b"bip") => {
+                        return Err((
+                            1,
+                            "a KONECT bipartite file (`% bip`): its two columns number two \
+                             separate vertex sets, which an edge list cannot say; renumber one \
+                             side (add the other side's size to its ids) and drop the `bip` line"
+                                .into(),
+                        ))
+                    }
                     _ => {}
                 }
                 if pre.konect_directed.is_some() {
@@ -195,6 +236,7 @@ fn preamble(block: &[u8]) -> std::result::Result<Preamble, (u64, String)> {
                         Some(
                             b"posweighted"
                                 | b"weighted"
+                                | b"multiweighted"
                                 | b"signed"
                                 | b"multisigned"
                                 | b"multiposweighted"

@@ -183,6 +183,18 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
                     format!("n = {n} exceeds the u32 id space"),
                 ));
             }
+            // Each value takes at least two bytes of a file, so no file holds more than
+            // u64::MAX / 2 of them; this also keeps n + m (+ m) from wrapping.
+            let values = n as u128 + m as u128 * if weighted { 2 } else { 1 };
+            if values > (u64::MAX / 2) as u128 {
+                return Err(WealdError::parse(
+                    path,
+                    line,
+                    format!(
+                        "m = {m}: the header declares {values} values, more than a file can hold"
+                    ),
+                ));
+            }
             lines.base = count_newlines(&b[..i]);
             b = &b[i..];
             head = Some(Head { weighted, n, m });
