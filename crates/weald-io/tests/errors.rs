@@ -106,6 +106,41 @@ fn nan_and_inf_weights() {
     }
 }
 
+/// An empty CSV field shifted the next column into its place (`1,,5` loaded as the edge
+/// 1-5), and a first line with a number and a typo (`1 2a`) was skipped as a header.
+#[test]
+fn empty_csv_fields_and_a_mistyped_first_line_are_errors() {
+    for (name, text, opts, at, field) in [
+        (
+            "q.csv",
+            "src,dst,w\n1,,5\n2,3,2\n",
+            LoadOptions::default(),
+            2,
+            "field 2",
+        ),
+        ("q.csv", "1,2,,4\n", weighted(), 1, "field 3"),
+        ("q.csv", "1, ,5\n", LoadOptions::default(), 1, "field 2"),
+        (
+            "t.txt",
+            "1 2a\n2 3\n3 4\n",
+            LoadOptions::default(),
+            1,
+            "field 2 (\"2a\")",
+        ),
+    ] {
+        let (line, msg) = parse_err(name, text, opts);
+        assert_eq!(line, at, "{text:?}: {msg}");
+        assert!(msg.contains(field), "{text:?}: {msg}");
+    }
+    // Runs of spaces and tabs (aligned columns) and one comma with spaces still parse.
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "a.tsv", b"1\t\t2\n3  ,  4\n5 ,6\n");
+    assert_eq!(
+        read_edges(&p, &LoadOptions::default()).unwrap().edges.len(),
+        3
+    );
+}
+
 #[test]
 fn csv_header_and_bad_weight() {
     let (line, msg) = parse_err("w.csv", "src,dst,w\n1,2,3\n2,3,x\n", weighted());

@@ -1,11 +1,12 @@
 //! Edge lists: SNAP/plain text (`edgelist`), CSV (`csv`) and timestamped lists (`temporal`).
 //!
 //! * One record per line: `u v [w] [more columns, ignored]`. Fields are separated by any run of
-//!   spaces, tabs or commas (so TSV, CSV and SNAP files all parse the same way); `\r\n` line
+//!   spaces, tabs or commas (so TSV, CSV and SNAP files all parse the same way), holding at
+//!   most one comma (`1,,5` has an empty field: an error, not the edge 1-5); `\r\n` line
 //!   endings, blank lines and comment lines starting with `#` or `%` are skipped anywhere.
 //! * Ids are non-negative integers up to `u32::MAX - 1`; by default they are relabelled to
 //!   `0..n` by the builder (the user's ids are kept in the CSR's id map).
-//! * **Header line**: if one of the first two fields of the first non-comment line is not a
+//! * **Header line**: if neither of the first two fields of the first non-comment line is a
 //!   number, the line is a header (`source target`, `id_1,id_2`, `Source,Target,Rating,Time`, ...) and is skipped.
 //!   This applies to all three variants (CSV files without a header are fine too). A header
 //!   must be text: one holding an ASCII control character other than a tab (a binary file) is
@@ -77,6 +78,21 @@ fn id_at(
     Ok(v as u32)
 }
 
+/// Move `*i` past the separators before field `field`. Spaces and tabs may run (aligned
+/// columns), but two commas in a run leave a field empty: a CSV's missing value, which
+/// would otherwise shift the next column into its place (`1,,5` read as the edge 1-5).
+#[inline(always)]
+fn next_field(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<(), String> {
+    let start = *i;
+    skip_seps(c, i);
+    if *i - start > 1 && c[start..*i].iter().filter(|&&b| b == b',').count() > 1 {
+        return Err(format!(
+            "field {field}: an empty field (two commas with nothing between them); expected a value"
+        ));
+    }
+    Ok(())
+}
+
 /// Move `*i` past the rest of the line that starts at `line_start` (ignored columns, or a
 /// comment) and its `\n`; `Ok(true)` if a newline was consumed. A carriage return not at the
 /// line's end is an error: with `\r`-only line endings the records after it on the same
@@ -130,7 +146,7 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
         }
         let r = (|| -> std::result::Result<(), String> {
             let u = id_at(c, &mut i, 1, cfg)?;
-            skip_seps(c, &mut i);
+            next_field(c, &mut i, 2)?;
             if at_eol(c, i) {
                 return Err(missing(
                     2,
@@ -140,7 +156,7 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
             let v = id_at(c, &mut i, 2, cfg)?;
             let mut field = 3;
             if cfg.want_w {
-                skip_seps(c, &mut i);
+                next_field(c, &mut i, field)?;
                 if at_eol(c, i) {
                     return Err(missing(
                         field,
@@ -152,7 +168,7 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
                 field += 1;
             }
             if cfg.want_t {
-                skip_seps(c, &mut i);
+                next_field(c, &mut i, field)?;
                 if at_eol(c, i) {
                     return Err(missing(
                         field,
@@ -247,10 +263,11 @@ fn preamble(block: &[u8]) -> std::result::Result<Preamble, (u64, String)> {
             continue;
         }
         let f = fields(line);
-        // A header has a non-numeric field among its first two (a lone number is data, and
-        // then an error for the missing target).
-        let numeric = f.iter().take(2).all(|x| field_is_number(x));
-        if !numeric {
+        // A header has no number among its first two fields (`source target`, `id_1,id_2`);
+        // a line with one (`1 2a`: a typo) is a record, whose error then says what is wrong,
+        // and a lone number is one too (an error for the missing target).
+        let header = !f.iter().take(2).any(|x| field_is_number(x));
+        if header {
             // A header line: skip it, if it is text. A binary file (or the wrong format) would
             // otherwise be one long "header" and load as an empty graph.
             if let Some(msg) = not_text(line) {
