@@ -99,9 +99,8 @@ fn closed_error() -> PyErr {
     PyValueError::new_err("the store is closed")
 }
 
-fn seconds(what: &str, x: f64) -> PyResult<Duration> {
-    weald::stream::duration_arg(what, x, 1.0, "seconds")
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+fn seconds(py: Python<'_>, what: &str, x: f64) -> PyResult<Duration> {
+    weald::stream::duration_arg(what, x, 1.0, "seconds").map_err(|e| to_pyerr(py, e))
 }
 
 /// Send `us` through `p`; with `wait`, block (without the GIL) until they are committed and
@@ -296,12 +295,12 @@ impl Store {
         let opts = StoreOptions {
             fsync,
             batch_size,
-            max_wait: seconds("max_wait", max_wait)?,
+            max_wait: seconds(py, "max_wait", max_wait)?,
             checkpoint_every,
             retention: Retention {
                 last: keep_last.max(1),
                 newer_than: keep_seconds
-                    .map(|x| seconds("keep_seconds", x))
+                    .map(|x| seconds(py, "keep_seconds", x))
                     .transpose()?,
             },
             salvage,
