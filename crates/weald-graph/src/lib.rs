@@ -15,6 +15,7 @@
 pub mod batch;
 pub mod codec;
 pub mod error;
+pub mod fingerprint;
 pub mod mem;
 pub mod parallel;
 pub mod traits;

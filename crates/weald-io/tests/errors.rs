@@ -304,6 +304,24 @@ fn dimacs_errors() {
     );
     let (line, _) = parse_err("d.gr", "a 1 2 5\n", LoadOptions::default());
     assert_eq!(line, 1);
+    // Exactly four fields per arc (and in the problem line): extra ones were ignored.
+    let (line, msg) = parse_err(
+        "d.gr",
+        "p sp 3 2\na 1 2 5\na 1 3 2 8\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 5 (\"8\")"), "{msg}");
+    let (line, msg) = parse_err(
+        "d.gr",
+        "p sp 3 2\na 1 2 5\ra 1 3 2\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 2);
+    assert!(msg.contains("carriage return"), "{msg}");
+    let (line, msg) = parse_err("d.gr", "p sp 3 2 9\na 1 2 5\n", LoadOptions::default());
+    assert_eq!(line, 1);
+    assert!(msg.contains("exactly"), "{msg}");
 }
 
 #[test]
@@ -324,6 +342,194 @@ fn metis_errors() {
     let (line, msg) = parse_err("g.graph", "2 1 1\n2 5\n1\n", LoadOptions::default());
     assert_eq!(line, 3);
     assert!(msg.contains("field 2") && msg.contains("weight"), "{msg}");
+    // A lone carriage return hid the rest of its row; `\r\n` endings are fine.
+    let (line, msg) = parse_err("g.graph", "3 2\n2 3\r1\n1\n", LoadOptions::default());
+    assert_eq!(line, 2);
+    assert!(msg.contains("carriage return"), "{msg}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "crlf.graph", b"3 2\r\n2 3\r\n1\r\n1\r\n");
+    assert_eq!(read_edges(&p, &LoadOptions::default()).unwrap().edges.len(), 2);
+}
+
+/// METIS lists must mirror each other entry for entry (and weight for weight); only the counts
+/// were compared, so lists that disagreed loaded the wrong edges with exit 0. The error names
+/// the line of the row holding the entry without its mirror.
+#[test]
+fn metis_lists_must_mirror_each_other() {
+    // Counts agree (3 above, 3 below the diagonal), edges do not: 3 lists 2, 2 does not list 3.
+    let (line, msg) = parse_err("g.graph", "4 3\n2\n1 4\n2 4\n3\n", LoadOptions::default());
+    assert_eq!(line, 4, "{msg}");
+    assert!(
+        msg.contains("vertex 3 lists neighbour 2") && msg.contains("vertex 2's list"),
+        "{msg}"
+    );
+    // Comment lines before and among the rows count as lines, not rows.
+    let (line, msg) = parse_err(
+        "g.graph",
+        "% c\n4 2\n\n% mid\n\n1 4\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 6, "{msg}");
+    assert!(msg.contains("vertex 3 lists neighbour 1"), "{msg}");
+    // The same weight both ways.
+    let (line, msg) = parse_err("g.graph", "2 1 1\n2 5\n1 7\n", LoadOptions::default());
+    assert_eq!(line, 2, "{msg}");
+    assert!(
+        msg.contains("vertex 1 lists neighbour 2 with weight 5")
+            && msg.contains("vertex 2 lists 1 with weight 7"),
+        "{msg}"
+    );
+    // A repeated entry needs a repeated mirror.
+    let (line, msg) = parse_err("g.graph", "2 1\n2 2\n1\n", LoadOptions::default());
+    assert_eq!(line, 2, "{msg}");
+    assert!(msg.contains("as often"), "{msg}");
+    // Mirrored lists in any order, with self loops and weights, load.
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "ok.graph", b"3 4 1\n3 2 2 4\n3 4 1 4 2 9\n2 4 1 2\n");
+    let raw = read_edges(&p, &LoadOptions::default()).unwrap();
+    assert_eq!(raw.edges.len(), 4);
+}
+
+/// Deep in a large file, across chunks and blocks, the row's line is exact.
+#[test]
+fn metis_mirror_error_line_is_exact_across_blocks() {
+    // A path 1 - 2 - ... - n, with a comment every 1000 rows; row `bad` lacks its lower
+    // neighbour (and the header's m counts that).
+    let (n, bad) = (200_000u64, 150_001u64);
+    let mut text = format!("% path\n{n} {}\n", n - 1);
+    let mut line = 2;
+    let mut bad_line = 0;
+    for v in 1..=n {
+        if v % 1000 == 0 {
+            text.push_str("% every thousand\n");
+            line += 1;
+        }
+        line += 1;
+        let mut row = Vec::new();
+        if v > 1 && v != bad {
+            row.push((v - 1).to_string());
+        }
+        if v < n {
+            row.push((v + 1).to_string());
+        }
+        if v == bad - 1 {
+            bad_line = line;
+        }
+        text.push_str(&row.join(" "));
+        text.push('\n');
+    }
+    // Vertex bad - 1 lists bad, which does not list it back.
+    for block in [weald_io::text::BLOCK, 100_000, 4096] {
+        weald_io::text::set_block_size(block);
+        let (line, msg) = parse_err("big.graph", &text, LoadOptions::default());
+        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        assert_eq!(line, bad_line, "block {block}: {msg}");
+        assert!(
+            msg.contains(&format!("vertex {} lists neighbour {bad}", bad - 1)),
+            "{msg}"
+        );
+    }
+}
+
+/// Matrix Market entries have exactly the banner's fields, and a symmetric matrix holds one
+/// triangle; extra columns were ignored and both triangles were merged.
+#[test]
+fn mtx_entries_are_exact_and_symmetric_files_hold_one_triangle() {
+    let pattern = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n";
+    let (line, msg) = parse_err(
+        "m.mtx",
+        format!("{pattern}1 2\n2 3 7\n"),
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 4);
+    assert!(
+        msg.contains("field 3 (\"7\")") && msg.contains("`pattern` entry is `i j`"),
+        "{msg}"
+    );
+    let int = "%%MatrixMarket matrix coordinate integer general\n3 3 1\n";
+    let (line, msg) = parse_err("m.mtx", format!("{int}1 2 3 4\n"), LoadOptions::default());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 4 (\"4\")"), "{msg}");
+    // Values are checked even when they are dropped.
+    let unweighted = LoadOptions {
+        weighted: Some(false),
+        ..Default::default()
+    };
+    let (line, msg) = parse_err("m.mtx", format!("{int}1 2 x\n"), unweighted.clone());
+    assert_eq!(line, 3);
+    assert!(msg.contains("field 3 (\"x\")"), "{msg}");
+    // A lone carriage return hides the rest of the line.
+    let (line, msg) = parse_err(
+        "m.mtx",
+        format!("{pattern}1 2\r2 3\n"),
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 3);
+    assert!(msg.contains("carriage return"), "{msg}");
+    // Both triangles of a symmetric matrix: the first entry to cross over is the error.
+    let sym = "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 3 4\n";
+    let (line, msg) = parse_err(
+        "m.mtx",
+        format!("{sym}1 1\n2 1\n3 1\n1 3\n"),
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 7, "{msg}");
+    assert!(
+        msg.contains("entry (1, 3) lies above") && msg.contains("line 5 lies below"),
+        "{msg}"
+    );
+    // One triangle, lower or upper, loads the same graph; the numbers parse in either.
+    let dir = tempfile::tempdir().unwrap();
+    let lower = file(
+        &dir,
+        "l.mtx",
+        format!("{sym}1 1\n2 1\n3 1\n3 2\n").as_bytes(),
+    );
+    let upper = file(
+        &dir,
+        "u.mtx",
+        format!("{sym}1 1\n1 2\n1 3\n2 3\n").as_bytes(),
+    );
+    let (a, b) = (
+        load(&lower, &LoadOptions::default()).unwrap(),
+        load(&upper, &LoadOptions::default()).unwrap(),
+    );
+    assert_eq!(a.graph.num_edges(), 4);
+    assert_eq!(b.graph.num_edges(), 4);
+    let unweighted_int = file(&dir, "i.mtx", format!("{int}1 2 3\n").as_bytes());
+    assert_eq!(
+        read_edges(&unweighted_int, &unweighted)
+            .unwrap()
+            .edges
+            .len(),
+        1
+    );
+}
+
+/// Deep in a large symmetric file, the line of the entry that crosses over is exact.
+#[test]
+fn mtx_triangle_error_line_is_exact_across_blocks() {
+    let k = 200_000u64;
+    let mut text = format!(
+        "%%MatrixMarket matrix coordinate pattern symmetric\n{} {} {k}\n",
+        k + 1,
+        k + 1
+    );
+    let bad = 150_000u64;
+    for i in 1..=k {
+        if i == bad {
+            text.push_str(&format!("{} {}\n", i, i + 1));
+        } else {
+            text.push_str(&format!("{} {}\n", i + 1, i));
+        }
+    }
+    for block in [weald_io::text::BLOCK, 100_000] {
+        weald_io::text::set_block_size(block);
+        let (line, msg) = parse_err("big.mtx", &text, LoadOptions::default());
+        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        assert_eq!(line, bad + 2, "block {block}: {msg}");
+        assert!(msg.contains("line 3 lies below"), "{msg}");
+    }
 }
 
 /// Header lines quoted in METIS and Matrix Market messages show control bytes escaped, never
@@ -372,6 +578,34 @@ fn ligra_errors() {
     );
     let (line, _) = parse_err("g.adj", "Adjacency\n2\n2\n", LoadOptions::default());
     assert_eq!(line, 1);
+}
+
+/// An offset smaller than the one before it is an error on its line, also where the two lie
+/// in different blocks (that case was reported at line 0).
+#[test]
+fn ligra_offset_order_error_line_is_exact_across_blocks() {
+    let n = 3000u64;
+    let bad = 2000u64;
+    let mut text = format!("AdjacencyGraph\n{n}\n{n}\n");
+    for v in 0..n {
+        let o = if v == bad { v - 2 } else { v };
+        text.push_str(&format!("{o}\n"));
+    }
+    for v in 0..n {
+        text.push_str(&format!("{}\n", (v + 1) % n));
+    }
+    // Tiny blocks put the offset at the start of a block for some of these sizes.
+    for block in (64..80).chain([weald_io::text::BLOCK]) {
+        weald_io::text::set_block_size(block);
+        let (line, msg) = parse_err("g.adj", &text, LoadOptions::default());
+        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        assert_eq!(line, bad + 4, "block {block}: {msg}");
+        assert!(
+            msg.contains(&format!("value {} (\"{}\")", bad + 4, bad - 2))
+                && msg.contains("non-decreasing"),
+            "block {block}: {msg}"
+        );
+    }
 }
 
 fn binary_file(dir: &tempfile::TempDir) -> PathBuf {

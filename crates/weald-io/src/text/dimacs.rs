@@ -3,6 +3,7 @@
 //! * `c ...` comment lines (and blank lines) anywhere;
 //! * exactly one problem line `p sp n m` before the first arc (any problem word is accepted);
 //! * arc lines `a u v w`, 1-based ids in `1..=n`, integer (`i32`) weights.
+//! * The problem line and the arc lines have exactly these fields: an extra one is an error.
 //!
 //! The graph is directed. The number of arc lines must equal `m` (an error names the `p` line);
 //! any other line is an error. `weighted = Some(false)` drops the weights.
@@ -33,11 +34,11 @@ fn problem(path: &Path, block: &[u8]) -> Result<Problem> {
         let f = fields(t);
         let n = f.get(2).and_then(|x| field_u64(x));
         let m = f.get(3).and_then(|x| field_u64(x));
-        let (Some(n), Some(m)) = (n, m) else {
+        let (Some(n), Some(m), 4) = (n, m, f.len()) else {
             return Err(WealdError::parse(
                 path,
                 lineno,
-                "problem line: expected `p sp <n> <m>` with non-negative integers n (field 3) and m (field 4)",
+                "problem line: expected exactly `p sp <n> <m>`, with non-negative integers n (field 3) and m (field 4)",
             ));
         };
         if n > MAX_ID + 1 {
@@ -132,6 +133,7 @@ fn parse_chunk(c: &[u8], n: u64, want_w: bool) -> Part {
                 return Err(missing(4, "the arc weight (arc lines are `a <u> <v> <w>`)"));
             }
             let w = parse_weight(c, &mut i, 4, WeightMode::Int, &mut p.all_int)?;
+            expect_line_end(c, &mut i, line_start, 5, "arc lines are `a <u> <v> <w>`")?;
             if want_w {
                 p.w.push(w);
             }

@@ -43,6 +43,9 @@ pub struct RecordCfg {
     pub one_based: bool,
     /// Largest allowed (1-based) row and column index, if declared.
     pub limits: Option<(u64, u64)>,
+    /// The records have exactly the fields parsed (Matrix Market): more is an error, whose
+    /// message names the record's form. Edge lists ignore extra columns (`None`).
+    pub exact: Option<&'static str>,
 }
 
 #[inline(always)]
@@ -182,6 +185,10 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
                 }
                 let t = parse_time(c, &mut i, field)?;
                 p.t.push(t);
+                field += 1;
+            }
+            if let Some(form) = cfg.exact {
+                expect_line_end(c, &mut i, line_start, field, form)?;
             }
             p.src.push(u);
             p.dst.push(v);
@@ -317,14 +324,6 @@ fn not_text(line: &[u8]) -> Option<String> {
     ))
 }
 
-/// The message for a carriage return at byte `p` (0-based) inside a line.
-fn carriage_return(p: usize) -> String {
-    format!(
-        "byte {}: a carriage return inside the line: expected `\\n` or `\\r\\n` line endings",
-        p + 1
-    )
-}
-
 /// `true` if a first line `a b` counts the records that follow: `b` of them, over `a` vertices
 /// (`a` = the number of distinct ids, or the largest id + 1).
 fn is_count_line(a: u64, b: u64, src: &[u32], dst: &[u32]) -> bool {
@@ -367,6 +366,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
                 want_t: temporal,
                 one_based: false,
                 limits: None,
+                exact: None,
             };
             b = &b[pre.start..];
             lines.base = pre.start_lines;
@@ -391,6 +391,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
         want_t: temporal,
         one_based: false,
         limits: None,
+        exact: None,
     });
     if let Some((a, b, line)) = held {
         if !is_count_line(a, b, &cols.src, &cols.dst) {

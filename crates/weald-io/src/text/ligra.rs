@@ -74,16 +74,7 @@ fn parse_chunk(c: &[u8], first: u64, h: &Head) -> Part {
                     )
                 })?;
                 if o > m || (g == 0 && o != 0) || (!p.offs.is_empty() && o < prev_off) {
-                    return Err(format!(
-                        "value {} (\"{}\"): offset of vertex {g} must be {}",
-                        g + 4,
-                        field_text(c, start),
-                        if g == 0 {
-                            "0".to_string()
-                        } else {
-                            format!("non-decreasing and at most m = {m}")
-                        }
-                    ));
+                    return Err(offset_order(c, start, g, m));
                 }
                 prev_off = o;
                 p.offs.push(o);
@@ -127,6 +118,20 @@ fn parse_chunk(c: &[u8], first: u64, h: &Head) -> Part {
     p
 }
 
+/// The message for the offset of vertex `g` (value `g + 4`, at `start` of `c`) out of order.
+fn offset_order(c: &[u8], start: usize, g: u64, m: u64) -> String {
+    format!(
+        "value {} (\"{}\"): offset of vertex {g} must be {}",
+        g + 4,
+        field_text(c, start),
+        if g == 0 {
+            "0".to_string()
+        } else {
+            format!("non-decreasing and at most m = {m}")
+        }
+    )
+}
+
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let src = Source::open(path)?;
     let mut br = BlockReader::new(src, opts.progress.clone());
@@ -137,6 +142,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let mut head: Option<Head> = None;
     let mut parts: Vec<Part> = Vec::new();
     let mut tokens: u64 = 0;
+    // The last offset parsed so far.
+    let mut last_off: Option<u64> = None;
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if head.is_none() {
@@ -213,10 +220,18 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             .map(|(c, &f)| parse_chunk(c, f, h))
             .collect();
         let mut base = 0;
-        for ((c, p), cnt) in chunks.iter().zip(&ps).zip(&counts) {
+        for (((c, p), cnt), &first) in chunks.iter().zip(&ps).zip(&counts).zip(&firsts) {
             if let Some((off, msg)) = &p.err {
                 return Err(lines.error(base, c, *off, msg.clone()));
             }
+            // A chunk checks its own offsets; its first against the one before it here.
+            if let (Some(&o), Some(prev)) = (p.offs.first(), last_off) {
+                if o < prev {
+                    let off = c.iter().position(|&b| !is_ws(b)).unwrap_or(0);
+                    return Err(lines.error(base, c, off, offset_order(c, off, first, h.m)));
+                }
+            }
+            last_off = p.offs.last().copied().or(last_off);
             base += cnt.1;
         }
         lines.base += base;
@@ -253,16 +268,6 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let mut offs = concat(offs);
     let dst = concat(dsts);
     let w = concat(ws);
-    if let Some(k) = (1..offs.len()).find(|&k| offs[k] < offs[k - 1]) {
-        return Err(WealdError::parse(
-            path,
-            0,
-            format!(
-                "offset of vertex {k} is smaller than the offset of vertex {}",
-                k - 1
-            ),
-        ));
-    }
     offs.push(h.m);
     let src: Vec<u32> = (0..h.n as usize)
         .into_par_iter()

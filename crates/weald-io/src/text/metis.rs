@@ -9,13 +9,17 @@
 //!   vertex. Extra empty rows after the `n`-th (a trailing empty row is common: karate,
 //!   polblogs) are accepted; a non-empty row beyond the `n`-th is an error; missing trailing
 //!   rows are isolated vertices.
-//! * The graph is undirected and each edge is listed from both ends; `m` counts undirected
-//!   edges (a self loop, listed once, counts once). A count that disagrees with `m`, or lists
-//!   that are not mutually consistent (more `u < v` entries than `u > v`), are errors.
+//! * The graph is undirected and each edge is listed from both ends, with the same weight;
+//!   `m` counts undirected edges (a self loop, listed once, counts once). A count that
+//!   disagrees with `m` is an error, and so is an entry without its mirror: `u` lists `v` (a
+//!   times, with weight `w`) but `v` does not list `u` as often with that weight. The error
+//!   names the line of the unmatched entry's row. A fingerprint of each side decides in one
+//!   pass; only lists that fail it are sorted, to find the entry.
 //! * Read as undirected (the default), each edge is returned once (`u <= v`);
 //!   `directed = Some(true)` returns every listed entry as an arc.
 
 use super::*;
+use weald_graph::fingerprint::ArcFingerprint;
 
 struct Header {
     n: u64,
@@ -105,6 +109,8 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
         let line_start = i;
         skip_blanks(c, &mut i);
         if i < c.len() && c[i] == b'%' {
+            // Where the comment lies among the rows, to find a row's line later.
+            p.offs.push(row as u64);
             if skip_line(c, &mut i) {
                 p.lines += 1;
             }
@@ -133,7 +139,8 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
             loop {
                 skip_blanks(c, &mut i);
                 if at_eol(c, i) {
-                    return Ok(());
+                    // Only a `\r\n` (not a lone `\r` hiding the rest of the line) ends it.
+                    return expect_line_end(c, &mut i, line_start, field, "");
                 }
                 let start = i;
                 let v = parse_id(c, &mut i, field)?;
@@ -200,6 +207,7 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let read = br.read_fraction();
     let mut cols = Columns::default();
     let mut rows: u64 = 0;
+    let mut spans: Vec<RowSpan> = Vec::new();
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if head.is_none() {
@@ -216,7 +224,12 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             bases.push(rows);
             rows += p.count_a;
         }
-        for (k, p) in parsed.parts.iter().enumerate() {
+        for (k, p) in parsed.parts.iter_mut().enumerate() {
+            spans.push(RowSpan {
+                row: bases[k],
+                line: parsed.block_base + parsed.bases[k] + 1,
+                comments: std::mem::take(&mut p.offs),
+            });
             if bases[k] + p.count_a > h.n {
                 // Rows beyond the n-th must be empty.
                 let first_bad = h.n.saturating_sub(bases[k]);
@@ -254,19 +267,10 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             "empty file: missing header line `n m [fmt [ncon]]`",
         ));
     };
-    let (lt, gt, loops) = cols
-        .src
-        .par_iter()
-        .zip(cols.dst.par_iter())
-        .map(|(&u, &v)| ((u < v) as u64, (u > v) as u64, (u == v) as u64))
-        .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-    if lt != gt {
-        return Err(WealdError::parse(
-            path,
-            0,
-            format!("adjacency lists are not symmetric: {lt} entries list a higher neighbour, {gt} a lower one (each edge must appear in both lists)"),
-        ));
-    }
+    let (lt, loops) = match unmatched(&cols, h.edge_w) {
+        Ok(counts) => counts,
+        Err(e) => return Err(e.error(path, &spans)),
+    };
     if lt + loops != h.m {
         return Err(WealdError::parse(
             path,
@@ -305,5 +309,184 @@ fn keep_lower(cols: &mut Columns, weighted: bool) {
     cols.dst = idx.par_iter().map(|&i| cols.dst[i as usize]).collect();
     if weighted {
         cols.w = idx.par_iter().map(|&i| cols.w[i as usize]).collect();
+    }
+}
+
+/// Where the rows of one chunk lie: the chunk's first row and line (1-based), and the row
+/// index before each comment line in it.
+struct RowSpan {
+    row: u64,
+    line: u64,
+    comments: Vec<u64>,
+}
+
+/// The line of (0-based) row `r`.
+fn row_line(spans: &[RowSpan], r: u64) -> u64 {
+    let k = spans.partition_point(|s| s.row <= r).saturating_sub(1);
+    let Some(s) = spans.get(k) else { return 0 };
+    let local = r - s.row;
+    s.line + local + s.comments.partition_point(|&c| c <= local) as u64
+}
+
+/// An entry whose mirror is missing: row `row` lists `nbr` (0-based) with weight `w`;
+/// `mirror_w` is the weight of a mirror entry that is there with another weight.
+struct Unmatched {
+    row: u32,
+    nbr: u32,
+    w: Option<f64>,
+    mirror_w: Option<f64>,
+}
+
+impl Unmatched {
+    fn error(&self, path: &Path, spans: &[RowSpan]) -> WealdError {
+        let (u, v) = (self.row as u64 + 1, self.nbr as u64 + 1);
+        let msg = match (self.w, self.mirror_w) {
+            (Some(w), Some(x)) => format!(
+                "vertex {u} lists neighbour {v} with weight {w}, but vertex {v} lists {u} with \
+                 weight {x}: each edge must appear in both lists with the same weight"
+            ),
+            (Some(w), None) => format!(
+                "vertex {u} lists neighbour {v} with weight {w}, but vertex {v}'s list does not \
+                 hold {u} (as often) with that weight: each edge must appear in both lists"
+            ),
+            _ => format!(
+                "vertex {u} lists neighbour {v}, but vertex {v}'s list does not hold {u} (as \
+                 often): each edge must appear in both lists"
+            ),
+        };
+        WealdError::parse(path, row_line(spans, self.row as u64), msg)
+    }
+}
+
+/// Check that the entries above the diagonal (`u < v`) and below it (`u > v`) mirror each
+/// other exactly, as multisets of `(min, max[, weight])`; return their number (the undirected
+/// edges that are not self loops) and the number of self loops, or an entry without its mirror.
+/// A fingerprint of each side decides in one pass; only lists that differ are sorted (one `u64`
+/// key, and the weight's bits, per entry) to find the first entry without its mirror.
+fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), Unmatched> {
+    let (src, dst) = (&cols.src[..], &cols.dst[..]);
+    let fp = ArcFingerprint::new();
+    // Entries above the diagonal count +, below -: the sum is 0 if every entry has its
+    // mirror. With it, the entries above the diagonal and the self loops.
+    let each = |u: u32, v: u32, h: u64| {
+        // Branch-free: `h`, `-h` or 0.
+        let (up, down) = (
+            0u64.wrapping_sub((u < v) as u64),
+            0u64.wrapping_sub((u > v) as u64),
+        );
+        (
+            (h & up).wrapping_sub(h & down),
+            (u < v) as u64,
+            (u == v) as u64,
+        )
+    };
+    let add =
+        |a: (u64, u64, u64), b: (u64, u64, u64)| (a.0.wrapping_add(b.0), a.1 + b.1, a.2 + b.2);
+    // Plain loops over slices of 64 Ki entries (rayon per entry costs more than the hash).
+    const SLICE: usize = 1 << 16;
+    let (sum, lt, loops) = src
+        .par_chunks(SLICE)
+        .zip(dst.par_chunks(SLICE))
+        .enumerate()
+        .map(|(k, (s, d))| {
+            let mut acc = (0, 0, 0);
+            if weighted {
+                let w = &cols.w[k * SLICE..k * SLICE + s.len()];
+                for ((&u, &v), &w) in s.iter().zip(d).zip(w) {
+                    acc = add(acc, each(u, v, fp.arc(u.min(v), u.max(v), w)));
+                }
+            } else {
+                for (&u, &v) in s.iter().zip(d) {
+                    acc = add(acc, each(u, v, fp.arc(u.min(v), u.max(v), ())));
+                }
+            }
+            acc
+        })
+        .reduce(|| (0, 0, 0), add);
+    if sum == 0 {
+        return Ok((lt, loops));
+    }
+    let key = |u: u32, v: u32| ((u.min(v) as u64) << 32) | u.max(v) as u64;
+    let row_of = |k: u64, below: bool| {
+        let (lo, hi) = ((k >> 32) as u32, k as u32);
+        if below {
+            (hi, lo)
+        } else {
+            (lo, hi)
+        }
+    };
+    // `+ 0.0` makes -0 and 0 the same weight.
+    let wbits = |i: usize| (cols.w[i] + 0.0).to_bits();
+    let on_side = |i: usize, below: bool| {
+        if below {
+            src[i] > dst[i]
+        } else {
+            src[i] < dst[i]
+        }
+    };
+    // The first entry, in sorted order, of one side that the other lacks:
+    // `(row, neighbour, weight)`.
+    let odd: Option<(u32, u32, Option<f64>)> = if weighted {
+        let sorted = |below: bool| {
+            let mut s: Vec<(u64, u64)> = (0..src.len())
+                .into_par_iter()
+                .filter(|&i| on_side(i, below))
+                .map(|i| (key(src[i], dst[i]), wbits(i)))
+                .collect();
+            s.par_sort_unstable();
+            s
+        };
+        let (a, b) = (sorted(false), sorted(true));
+        first_odd(&a, &b).map(|(below, &(k, w))| {
+            let (r, v) = row_of(k, below);
+            (r, v, Some(f64::from_bits(w)))
+        })
+    } else {
+        let sorted = |below: bool| {
+            let mut s: Vec<u64> = (0..src.len())
+                .into_par_iter()
+                .filter(|&i| on_side(i, below))
+                .map(|i| key(src[i], dst[i]))
+                .collect();
+            s.par_sort_unstable();
+            s
+        };
+        let (a, b) = (sorted(false), sorted(true));
+        first_odd(&a, &b).map(|(below, &k)| {
+            let (r, v) = row_of(k, below);
+            (r, v, None)
+        })
+    };
+    let Some((row, nbr, w)) = odd else {
+        return Ok((lt, loops));
+    };
+    // A mirror entry with another weight, if there is one.
+    let mirror_w = w.and_then(|w| {
+        (0..src.len())
+            .into_par_iter()
+            .find_first(|&i| src[i] == nbr && dst[i] == row && cols.w[i] + 0.0 != w + 0.0)
+            .map(|i| cols.w[i])
+    });
+    Err(Unmatched {
+        row,
+        nbr,
+        w,
+        mirror_w,
+    })
+}
+
+/// The first element, in order, of sorted `a` or `b` that the other lacks (as multisets):
+/// `(true, e)` if it is from `b`.
+fn first_odd<'a, T: Ord + Sync>(a: &'a [T], b: &'a [T]) -> Option<(bool, &'a T)> {
+    let common = a.len().min(b.len());
+    let i = (0..common)
+        .into_par_iter()
+        .find_first(|&i| a[i] != b[i])
+        .unwrap_or(common);
+    match (a.get(i), b.get(i)) {
+        (Some(x), Some(y)) => Some(if x < y { (false, x) } else { (true, y) }),
+        (Some(x), None) => Some((false, x)),
+        (None, Some(y)) => Some((true, y)),
+        (None, None) => None,
     }
 }

@@ -294,7 +294,7 @@ pub struct Part {
     /// Weights as f64 (exact for i32).
     pub w: Vec<f64>,
     pub t: Vec<f64>,
-    /// Ligra offsets.
+    /// Ligra: the offsets. METIS: the row index before each comment line.
     pub offs: Vec<u64>,
     /// Newlines in the chunk (up to the error, if any).
     pub lines: u64,
@@ -505,6 +505,46 @@ pub fn shown(bytes: &[u8], max: usize) -> String {
         s.push_str("...");
     }
     s
+}
+
+/// The message for a carriage return at byte `p` (0-based) inside a line.
+pub fn carriage_return(p: usize) -> String {
+    format!(
+        "byte {}: a carriage return inside the line: expected `\\n` or `\\r\\n` line endings",
+        p + 1
+    )
+}
+
+/// Check that a record whose last field ended at `*i` ends its line there: only spaces, tabs
+/// and a `\r` before the `\n` may follow, in formats whose records have a fixed number of
+/// fields (`form` names the record for the message, `field` numbers the first extra one).
+/// Leaves `*i` past the blanks.
+pub fn expect_line_end(
+    c: &[u8],
+    i: &mut usize,
+    line_start: usize,
+    field: usize,
+    form: &str,
+) -> std::result::Result<(), String> {
+    skip_blanks(c, i);
+    let mut j = *i;
+    while j < c.len() && c[j] == b'\r' {
+        j += 1;
+    }
+    if j >= c.len() || c[j] == b'\n' {
+        return Ok(());
+    }
+    if j > *i {
+        return Err(carriage_return(*i - line_start));
+    }
+    let end = c[j..]
+        .iter()
+        .position(|&b| is_eol(b))
+        .map_or(c.len(), |k| j + k);
+    Err(format!(
+        "field {field} (\"{}\"): expected the end of the line ({form})",
+        shown(&c[j..end], 40)
+    ))
 }
 
 /// Parse a non-negative integer vertex id at `*i` (field number `field`, 1-based, for messages).

@@ -8,6 +8,12 @@
 //!   1-based. `n = max(rows, cols)`.
 //! * The size line must agree with the entries: an index above `rows`/`cols` is an error on the
 //!   entry's line, and a count other than `nnz` is an error naming the size line.
+//! * An entry has exactly the fields of its field type (`i j` for `pattern`, `i j value`
+//!   otherwise): an extra column is an error, not ignored. Values are checked even when
+//!   `weighted = Some(false)` drops them.
+//! * A `symmetric` matrix holds one triangle: the lower (`i >= j`, the standard) or the upper
+//!   (some writers). Entries on both sides of the diagonal are an error (the file holds both
+//!   triangles, which would count each edge twice, or is not symmetric).
 //! * With `weighted = Some(true)` a pattern matrix gets unit (`i32`) weights; with
 //!   `Some(false)` the values are ignored. Forcing `directed = Some(true)` on a symmetric matrix
 //!   mirrors every off-diagonal entry, so the directed graph has both arcs.
@@ -143,12 +149,15 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let mut head: Option<(Header, RecordCfg)> = None;
     let read = br.read_fraction();
     let mut cols = Columns::default();
+    let mut triangle: Option<Triangle> = None;
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if head.is_none() {
             let h = header(path, b)?;
+            // Values are parsed (and checked) even when they are dropped, so that every
+            // entry must have exactly the banner's fields.
             let cfg = RecordCfg {
-                want_w: h.field != Field::Pattern && opts.weighted != Some(false),
+                want_w: h.field != Field::Pattern,
                 wmode: if h.field == Field::Integer {
                     WeightMode::Int
                 } else {
@@ -157,14 +166,22 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
                 want_t: false,
                 one_based: true,
                 limits: Some((h.rows, h.cols)),
+                exact: Some(match h.field {
+                    Field::Pattern => "a `pattern` entry is `i j`",
+                    Field::Integer => "an `integer` entry is `i j value`",
+                    Field::Real => "a `real` entry is `i j value`",
+                }),
             };
             lines.base = count_newlines(&b[..h.start]);
             b = &b[h.start..];
             head = Some((h, cfg));
         }
-        let cfg = &head.as_ref().unwrap().1;
-        let parts = parse_block(b, &mut lines, |ch| parse_records(ch, cfg))?;
-        cols.append(parts, read.get());
+        let (h, cfg) = head.as_ref().unwrap();
+        let parsed = parse_chunks(b, &mut lines, |ch| parse_records(ch, cfg))?;
+        if h.symmetric {
+            one_triangle(path, &parsed, &mut triangle)?;
+        }
+        cols.append(parsed.parts, read.get());
     }
     let Some((h, cfg)) = head else {
         return Err(WealdError::parse(
@@ -187,7 +204,9 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let directed = opts.directed.unwrap_or(!h.symmetric);
     let weighted = opts.weighted.unwrap_or(h.field != Field::Pattern);
     let mut mode = cfg.wmode;
-    if weighted && !cfg.want_w {
+    if !weighted {
+        cols.w = Vec::new();
+    } else if !cfg.want_w {
         // Pattern matrix read as weighted: unit weights.
         cols.w = vec![1.0; cols.src.len()];
         mode = WeightMode::Int;
@@ -197,6 +216,82 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     }
     let n = h.rows.max(h.cols) as usize;
     Ok(finish(cols, n, directed, weighted, mode, false))
+}
+
+/// The side of the diagonal of a symmetric matrix's first off-diagonal entry, and its line.
+struct Triangle {
+    above: bool,
+    line: u64,
+}
+
+/// A `symmetric` matrix stores one triangle: the lower one (`i >= j`) by the standard, the
+/// upper one as some writers do. Entries on both sides mean the file holds both triangles (or
+/// is not symmetric at all), and reading it would count every such edge twice: the entry that
+/// crosses over first is an error naming the line of the first entry on the other side.
+fn one_triangle(path: &Path, parsed: &Parsed, first: &mut Option<Triangle>) -> Result<()> {
+    let sides: Vec<[Option<usize>; 2]> = parsed
+        .parts
+        .par_iter()
+        .map(|p| {
+            let at = |above: bool| {
+                p.src
+                    .iter()
+                    .zip(&p.dst)
+                    .position(|(u, v)| if above { u < v } else { u > v })
+            };
+            [at(false), at(true)]
+        })
+        .collect();
+    for (k, firsts) in sides.iter().enumerate() {
+        let mut events: Vec<(usize, bool)> = [false, true]
+            .into_iter()
+            .filter_map(|above| firsts[above as usize].map(|idx| (idx, above)))
+            .collect();
+        events.sort_unstable();
+        for (idx, above) in events {
+            let line = parsed.block_base + parsed.bases[k] + record_line(parsed.chunks[k], idx) + 1;
+            match first {
+                None => *first = Some(Triangle { above, line }),
+                Some(t) if t.above != above => {
+                    let p = &parsed.parts[k];
+                    let side = |a: bool| if a { "above" } else { "below" };
+                    return Err(WealdError::parse(
+                        path,
+                        line,
+                        format!(
+                            "entry ({}, {}) lies {} the diagonal, but the entry on line {} lies {} it: \
+                             a `symmetric` matrix stores one triangle (the lower, i >= j), and \
+                             this file holds entries of both",
+                            p.src[idx] as u64 + 1,
+                            p.dst[idx] as u64 + 1,
+                            side(above),
+                            t.line,
+                            side(t.above)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The 0-based line (within `chunk`) of the chunk's `idx`-th record, counting the lines the
+/// record parser skips (blank, comment).
+fn record_line(chunk: &[u8], idx: usize) -> u64 {
+    let mut seen = 0;
+    for (k, (_, line)) in lines_with_offsets(chunk).enumerate() {
+        let t = line.trim_ascii_start();
+        if t.is_empty() || matches!(t[0], b'#' | b'%' | b'\r') {
+            continue;
+        }
+        if seen == idx {
+            return k as u64;
+        }
+        seen += 1;
+    }
+    count_newlines(chunk)
 }
 
 /// Append the reverse of every off-diagonal entry.
