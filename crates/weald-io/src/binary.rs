@@ -455,6 +455,39 @@ pub fn read_with_meta(
         }
         entries.push(e);
     }
+    // The sections lie one after another, and the last one ends the file.
+    let mut spans: Vec<(u64, u64, u32)> = entries
+        .iter()
+        .map(|e| (e.offset, e.offset + e.len, e.kind))
+        .collect();
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(fmt_err(
+                path,
+                format!(
+                    "corrupt: section {} ({}) starts at byte {}, inside section {} ({}), which ends at byte {}",
+                    w[1].2,
+                    kind_name(w[1].2),
+                    w[1].0,
+                    w[0].2,
+                    kind_name(w[0].2),
+                    w[0].1
+                ),
+            ));
+        }
+    }
+    let end = spans.last().map_or(table_end, |s| s.1);
+    if end != file_len {
+        return Err(fmt_err(
+            path,
+            format!(
+                "{} bytes follow the last section, which ends at byte {end}: the file is not \
+                 one Weald graph (appended to, or concatenated with another file)",
+                file_len - end
+            ),
+        ));
+    }
     let get = |kind: u32| entries.iter().find(|e| e.kind == kind);
     let parts = Parts {
         f: &f,

@@ -641,6 +641,83 @@ fn truncated_binary() {
     }
 }
 
+/// Apply `edit` to the bytes of section `kind` of a binary graph file and fix its checksums,
+/// as a crafted (not a damaged) file would be.
+fn reseal(bytes: &mut [u8], kind: u32, edit: impl FnOnce(&mut [u8])) {
+    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let k = u32_at(bytes, 32) as usize;
+    let e = (0..k)
+        .map(|i| 64 + 32 * i)
+        .find(|&e| u32_at(bytes, e) == kind)
+        .expect("the section is present");
+    let (off, len) = (
+        u64_at(bytes, e + 8) as usize,
+        u64_at(bytes, e + 16) as usize,
+    );
+    edit(&mut bytes[off..off + len]);
+    let crc = crc32fast::hash(&bytes[off..off + len]);
+    bytes[e + 24..e + 28].copy_from_slice(&crc.to_le_bytes());
+    let mut h = crc32fast::Hasher::new();
+    h.update(&bytes[..36]);
+    h.update(&bytes[64..64 + 32 * k]);
+    let head = h.finalize();
+    bytes[36..40].copy_from_slice(&head.to_le_bytes());
+}
+
+/// A binary graph whose checksums hold but whose sides disagree, or with bytes after its last
+/// section, is refused: it had loaded (an "undirected" graph with one-way arcs, in-arcs that
+/// are not the out-arcs reversed).
+#[test]
+fn binary_sides_must_agree_and_nothing_may_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = binary_file(&dir);
+    let bytes = std::fs::read(&p).unwrap();
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0; 10]);
+    std::fs::write(&p, &longer).unwrap();
+    let msg = format_err(&p);
+    assert!(msg.contains("10 bytes follow the last section"), "{msg}");
+    // Directed, with in-arcs: change the weight of one in-arc (section 6, i32 weights).
+    let mut b = bytes.clone();
+    reseal(&mut b, 6, |w| w[0] = w[0].wrapping_add(1));
+    std::fs::write(&p, &b).unwrap();
+    let msg = format_err(&p);
+    assert!(
+        msg.contains("in-arcs are not the out-arcs reversed"),
+        "{msg}"
+    );
+    // The unchanged file loads, and so does one resealed without a change.
+    let mut b = bytes.clone();
+    reseal(&mut b, 6, |_| {});
+    std::fs::write(&p, &b).unwrap();
+    load(&p, &LoadOptions::default()).unwrap();
+    // Undirected: the reverse of one arc gets another weight (section 3).
+    let (g, _) = Csr::build(
+        gen::add_weights_int(&gen::uniform(50, 400, 1), 1, 9, 1),
+        &BuildOptions::default(),
+    )
+    .unwrap();
+    let q = dir.path().join("u.wgb");
+    save(&g.into(), &q, None).unwrap();
+    let bytes = std::fs::read(&q).unwrap();
+    let mut b = bytes.clone();
+    reseal(&mut b, 3, |w| w[0] = w[0].wrapping_add(1));
+    std::fs::write(&q, &b).unwrap();
+    let msg = format_err(&q);
+    assert!(msg.contains("not symmetric"), "{msg}");
+    // A target moved to another vertex (still sorted and in range): vertex 0's first
+    // neighbour becomes 0, a self loop, and the arc back to 0 loses its reverse.
+    let mut b = bytes.clone();
+    reseal(&mut b, 2, |t| {
+        assert_ne!(t[..4], [0; 4], "vertex 0 has no self loop to begin with");
+        t[..4].copy_from_slice(&0u32.to_le_bytes())
+    });
+    std::fs::write(&q, &b).unwrap();
+    let msg = format_err(&q);
+    assert!(msg.contains("not symmetric"), "{msg}");
+}
+
 #[test]
 fn wrong_magic() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,6 +10,7 @@ mod build;
 pub use build::{BuildOptions, BuildStats};
 
 use rayon::prelude::*;
+use weald_graph::fingerprint::ArcFingerprint;
 use weald_graph::{Graph, InGraph, Vertex, Weight, WeightSummary};
 
 /// One direction of adjacency: offsets, sorted targets, and weights alongside.
@@ -65,6 +66,16 @@ impl<W: Weight> Adjacency<W> {
 
     /// Check the structural invariants (used when loading untrusted files).
     pub fn validate(&self, n: usize) -> Result<(), String> {
+        self.validate_summing(n, |_, _, _| 0).map(|_| ())
+    }
+
+    /// [`Self::validate`], and in the same pass the wrapping sum of `f(v, u, w)` over every arc
+    /// `v → u` of weight `w` (fingerprints, counts).
+    fn validate_summing(
+        &self,
+        n: usize,
+        f: impl Fn(Vertex, Vertex, W) -> u64 + Sync,
+    ) -> Result<u64, String> {
         if self.offsets.len() != n + 1 {
             return Err(format!(
                 "offsets has {} entries, expected {}",
@@ -82,16 +93,35 @@ impl<W: Weight> Adjacency<W> {
         if bad_offsets {
             return Err("offsets are not non-decreasing".into());
         }
-        let bad = (0..n).into_par_iter().with_min_len(1024).find_any(|&v| {
-            let s = &self.targets[self.offsets[v] as usize..self.offsets[v + 1] as usize];
-            s.iter().any(|&u| u as usize >= n) || s.windows(2).any(|p| p[0] > p[1])
-        });
-        if let Some(v) = bad {
-            return Err(format!(
-                "adjacency of vertex {v} holds an id out of range or is not sorted"
-            ));
-        }
-        Ok(())
+        (0..n)
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|v| {
+                let r = self.offsets[v] as usize..self.offsets[v + 1] as usize;
+                let s = &self.targets[r.clone()];
+                let mut ok = true;
+                let mut prev = 0;
+                let mut acc = 0u64;
+                for (k, &u) in s.iter().enumerate() {
+                    ok &= (u as usize) < n && prev <= u;
+                    prev = u;
+                    let w = if W::WEIGHTED {
+                        self.weights[r.start + k]
+                    } else {
+                        W::default()
+                    };
+                    acc = acc.wrapping_add(f(v as Vertex, u, w));
+                }
+                if ok {
+                    Ok(acc)
+                } else {
+                    Err(v)
+                }
+            })
+            .try_reduce(|| 0, |a, b| Ok(a.wrapping_add(b)))
+            .map_err(|v| {
+                format!("adjacency of vertex {v} holds an id out of range or is not sorted")
+            })
     }
 }
 
@@ -161,14 +191,52 @@ impl<W: Weight> Csr<W> {
         inn: Option<Adjacency<W>>,
         orig_ids: Option<Vec<u32>>,
     ) -> Result<Self, String> {
-        out.validate(n)?;
-        if let Some(i) = &inn {
-            if !directed {
-                return Err("a symmetric graph cannot have separate in-arcs".into());
+        if inn.is_some() && !directed {
+            return Err("a symmetric graph cannot have separate in-arcs".into());
+        }
+        // Every edge's two directions (or every arc as an out- and an in-arc) hold the same
+        // weight, checked by fingerprints of both sides, summed as the lists are validated.
+        let fp = ArcFingerprint::new();
+        match &inn {
+            None if !directed => {
+                // Arcs up count +, arcs down -: the sum is 0 if every arc has its reverse.
+                let f = out.validate_summing(n, |v, u, w| {
+                    let h = fp.arc(v.min(u), v.max(u), w);
+                    // Branch-free: `h`, `-h` or 0.
+                    let up = 0u64.wrapping_sub((v < u) as u64);
+                    let down = 0u64.wrapping_sub((v > u) as u64);
+                    (h & up).wrapping_sub(h & down)
+                })?;
+                if f != 0 {
+                    let count = |up: bool| {
+                        out.validate_summing(n, |v, u, _| (v != u && (v < u) == up) as u64)
+                            .unwrap_or_default()
+                    };
+                    return Err(format!(
+                        "the graph is undirected but its adjacency is not symmetric ({} arcs \
+                         to a higher vertex, {} to a lower one; an arc without its reverse, \
+                         or with another weight)",
+                        count(true),
+                        count(false)
+                    ));
+                }
             }
-            i.validate(n)?;
-            if i.targets.len() != out.targets.len() {
-                return Err("in-arcs and out-arcs differ in number".into());
+            Some(i) => {
+                let f_out = out.validate_summing(n, |v, u, w| fp.arc(v, u, w))?;
+                let f_in = i.validate_summing(n, |v, u, w| fp.arc(u, v, w))?;
+                if i.targets.len() != out.targets.len() {
+                    return Err("in-arcs and out-arcs differ in number".into());
+                }
+                if f_out != f_in {
+                    return Err(
+                        "the in-arcs are not the out-arcs reversed (an arc missing from one \
+                         side, or with another weight)"
+                            .into(),
+                    );
+                }
+            }
+            None => {
+                out.validate(n)?;
             }
         }
         if let Some(ids) = &orig_ids {
