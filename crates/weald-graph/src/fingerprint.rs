@@ -3,9 +3,9 @@
 //! A loader checks that two sides of a graph mirror each other, such as the two directions of an
 //! undirected graph's adjacency or the out- and in-arcs of a directed one, by summing a keyed
 //! hash of every arc on each side (wrapping; or one side's hashes minus the other's): one
-//! parallel pass, no memory. Equal multisets always have
-//! equal sums. Different ones have equal sums with probability about 2^-63, since the key is
-//! drawn at random for each process (a file cannot be crafted against it). Where the
+//! parallel pass, no memory. Equal multisets always have equal sums. Different ones collide
+//! only by chance in 64 bits, and the hash's key and multiplier are drawn at random for each
+//! fingerprint, so a file cannot be built to collide. Where the
 //! offending arc must be named, a failed check is followed by an exact search (the METIS reader
 //! sorts both sides).
 

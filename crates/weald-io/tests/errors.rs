@@ -25,8 +25,28 @@ fn parse_err(name: &str, text: impl AsRef<[u8]>, opts: LoadOptions) -> (u64, Str
             assert_eq!(path, p);
             (line, message)
         }
-        other => panic!("expected a parse error for {name}, got {other:?}"),
+        Ok(raw) => panic!(
+            "expected a parse error for {name}, got a graph of {} edges",
+            raw.edges.len()
+        ),
+        Err(e) => panic!("expected a parse error for {name}, got {e:?}"),
     }
+}
+
+/// Parse with the read block size set to `block` (tests that change it hold a lock, so they do
+/// not reset each other's size; the size is restored even if the parse panics).
+fn parse_err_with_block(block: usize, name: &str, text: &str) -> (u64, String) {
+    static BLOCK_SIZE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            weald_io::text::set_block_size(weald_io::text::BLOCK);
+        }
+    }
+    let _lock = BLOCK_SIZE.lock().unwrap_or_else(|e| e.into_inner());
+    let _restore = Restore;
+    weald_io::text::set_block_size(block);
+    parse_err(name, text, LoadOptions::default())
 }
 
 fn weighted() -> LoadOptions {
@@ -319,6 +339,13 @@ fn dimacs_errors() {
     );
     assert_eq!(line, 2);
     assert!(msg.contains("carriage return"), "{msg}");
+    let (line, msg) = parse_err(
+        "d.gr",
+        "p sp 3 2\nc x\ra 1 2 5\na 1 3 2\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 2);
+    assert!(msg.contains("carriage return"), "{msg}");
     let (line, msg) = parse_err("d.gr", "p sp 3 2 9\na 1 2 5\n", LoadOptions::default());
     assert_eq!(line, 1);
     assert!(msg.contains("exactly"), "{msg}");
@@ -348,7 +375,10 @@ fn metis_errors() {
     assert!(msg.contains("carriage return"), "{msg}");
     let dir = tempfile::tempdir().unwrap();
     let p = file(&dir, "crlf.graph", b"3 2\r\n2 3\r\n1\r\n1\r\n");
-    assert_eq!(read_edges(&p, &LoadOptions::default()).unwrap().edges.len(), 2);
+    assert_eq!(
+        read_edges(&p, &LoadOptions::default()).unwrap().edges.len(),
+        2
+    );
 }
 
 /// METIS lists must mirror each other entry for entry (and weight for weight); only the counts
@@ -379,6 +409,22 @@ fn metis_lists_must_mirror_each_other() {
             && msg.contains("vertex 2 lists 1 with weight 7"),
         "{msg}"
     );
+    // The mirror's weight named is one that this side lacks (2 is on both sides).
+    let (line, msg) = parse_err(
+        "g.graph",
+        "2 2 1\n2 1 2 2\n1 2 1 3\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 2, "{msg}");
+    assert!(
+        msg.contains("vertex 1 lists neighbour 2 with weight 1")
+            && msg.contains("vertex 2 lists 1 with weight 3"),
+        "{msg}"
+    );
+    // A lone carriage return in a comment hid the row after it.
+    let (line, msg) = parse_err("g.graph", "2 1\n% c\r2\n1\n", LoadOptions::default());
+    assert_eq!(line, 2, "{msg}");
+    assert!(msg.contains("carriage return"), "{msg}");
     // A repeated entry needs a repeated mirror.
     let (line, msg) = parse_err("g.graph", "2 1\n2 2\n1\n", LoadOptions::default());
     assert_eq!(line, 2, "{msg}");
@@ -420,9 +466,7 @@ fn metis_mirror_error_line_is_exact_across_blocks() {
     }
     // Vertex bad - 1 lists bad, which does not list it back.
     for block in [weald_io::text::BLOCK, 100_000, 4096] {
-        weald_io::text::set_block_size(block);
-        let (line, msg) = parse_err("big.graph", &text, LoadOptions::default());
-        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        let (line, msg) = parse_err_with_block(block, "big.graph", &text);
         assert_eq!(line, bad_line, "block {block}: {msg}");
         assert!(
             msg.contains(&format!("vertex {} lists neighbour {bad}", bad - 1)),
@@ -466,44 +510,36 @@ fn mtx_entries_are_exact_and_symmetric_files_hold_one_triangle() {
     );
     assert_eq!(line, 3);
     assert!(msg.contains("carriage return"), "{msg}");
-    // Both triangles of a symmetric matrix: the first entry to cross over is the error.
+    // Both triangles of a symmetric matrix: an entry whose mirror came before is the error.
     let sym = "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 3 4\n";
     let (line, msg) = parse_err(
         "m.mtx",
-        format!("{sym}1 1\n2 1\n3 1\n1 3\n"),
+        format!("{sym}1 1\n2 1\n3 1\n% c\n\n1 3\n"),
         LoadOptions::default(),
     );
-    assert_eq!(line, 7, "{msg}");
+    assert_eq!(line, 9, "{msg}");
     assert!(
-        msg.contains("entry (1, 3) lies above") && msg.contains("line 5 lies below"),
+        msg.contains("entry (1, 3) mirrors (3, 1) on line 6"),
         "{msg}"
     );
-    // One triangle, lower or upper, loads the same graph; the numbers parse in either.
+    // Each entry once, in the lower triangle, the upper or both, loads the same graph.
     let dir = tempfile::tempdir().unwrap();
-    let lower = file(
-        &dir,
-        "l.mtx",
-        format!("{sym}1 1\n2 1\n3 1\n3 2\n").as_bytes(),
-    );
-    let upper = file(
-        &dir,
-        "u.mtx",
-        format!("{sym}1 1\n1 2\n1 3\n2 3\n").as_bytes(),
-    );
-    let (a, b) = (
-        load(&lower, &LoadOptions::default()).unwrap(),
-        load(&upper, &LoadOptions::default()).unwrap(),
-    );
-    assert_eq!(a.graph.num_edges(), 4);
-    assert_eq!(b.graph.num_edges(), 4);
-    let unweighted_int = file(&dir, "i.mtx", format!("{int}1 2 3\n").as_bytes());
-    assert_eq!(
-        read_edges(&unweighted_int, &unweighted)
-            .unwrap()
-            .edges
-            .len(),
-        1
-    );
+    let cases = [
+        ("l.mtx", "1 1\n2 1\n3 1\n3 2\n"),
+        ("u.mtx", "1 1\n1 2\n1 3\n2 3\n"),
+        ("x.mtx", "1 1\n1 2\n3 1\n2 3\n"),
+    ];
+    for (name, entries) in cases {
+        let p = file(&dir, name, format!("{sym}{entries}").as_bytes());
+        let g = load(&p, &LoadOptions::default()).unwrap().graph;
+        assert_eq!(g.num_edges(), 4, "{name}");
+    }
+    // Values read unweighted are numbers (any, even beyond i32), not checked as weights.
+    let big = format!("{int}1 2 99999999999\n");
+    let p = file(&dir, "i.mtx", big.as_bytes());
+    assert_eq!(read_edges(&p, &unweighted).unwrap().edges.len(), 1);
+    let (line, _) = parse_err("i.mtx", &big, LoadOptions::default());
+    assert_eq!(line, 3);
 }
 
 /// Deep in a large symmetric file, the line of the entry that crosses over is exact.
@@ -515,20 +551,22 @@ fn mtx_triangle_error_line_is_exact_across_blocks() {
         k + 1,
         k + 1
     );
+    // Entry `bad` mirrors the first one, `2 1` on line 3.
     let bad = 150_000u64;
     for i in 1..=k {
         if i == bad {
-            text.push_str(&format!("{} {}\n", i, i + 1));
+            text.push_str("1 2\n");
         } else {
             text.push_str(&format!("{} {}\n", i + 1, i));
         }
     }
     for block in [weald_io::text::BLOCK, 100_000] {
-        weald_io::text::set_block_size(block);
-        let (line, msg) = parse_err("big.mtx", &text, LoadOptions::default());
-        weald_io::text::set_block_size(weald_io::text::BLOCK);
+        let (line, msg) = parse_err_with_block(block, "big.mtx", &text);
         assert_eq!(line, bad + 2, "block {block}: {msg}");
-        assert!(msg.contains("line 3 lies below"), "{msg}");
+        assert!(
+            msg.contains("entry (1, 2) mirrors (2, 1) on line 3"),
+            "{msg}"
+        );
     }
 }
 
@@ -594,11 +632,10 @@ fn ligra_offset_order_error_line_is_exact_across_blocks() {
     for v in 0..n {
         text.push_str(&format!("{}\n", (v + 1) % n));
     }
-    // Tiny blocks put the offset at the start of a block for some of these sizes.
-    for block in (64..80).chain([weald_io::text::BLOCK]) {
-        weald_io::text::set_block_size(block);
-        let (line, msg) = parse_err("g.adj", &text, LoadOptions::default());
-        weald_io::text::set_block_size(weald_io::text::BLOCK);
+    // Tiny blocks put the offset at the start of a block for some of these sizes (without the
+    // check across blocks, the test overflowed computing a degree).
+    for block in (64..80).chain([84, 102, 153, 154, 184, weald_io::text::BLOCK]) {
+        let (line, msg) = parse_err_with_block(block, "g.adj", &text);
         assert_eq!(line, bad + 4, "block {block}: {msg}");
         assert!(
             msg.contains(&format!("value {} (\"{}\")", bad + 4, bad - 2))
@@ -867,9 +904,7 @@ fn error_lines_are_exact_across_chunks_and_blocks() {
     assert!(msg.contains("field 2 (\"x\")"), "{msg}");
     // Small blocks: the same line across block boundaries (results never depend on the block
     // size, so changing it while other tests run is harmless).
-    weald_io::text::set_block_size(100_000);
-    let (line2, _) = parse_err("big.txt", &text, LoadOptions::default());
-    weald_io::text::set_block_size(weald_io::text::BLOCK);
+    let (line2, _) = parse_err_with_block(100_000, "big.txt", &text);
     assert_eq!(line2, 300_002);
 }
 

@@ -85,8 +85,13 @@ fn parse_chunk(c: &[u8], n: u64, want_w: bool) -> Part {
                 continue;
             }
             b'\r' | b'c' => {
-                if skip_line(c, &mut i) {
-                    p.lines += 1;
+                // A lone `\r` inside a comment would hide the lines after it.
+                match end_line(c, &mut i, line_start) {
+                    Ok(nl) => p.lines += nl as u64,
+                    Err(msg) => {
+                        p.err = Some((line_start, msg));
+                        return p;
+                    }
                 }
                 continue;
             }

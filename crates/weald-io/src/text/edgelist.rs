@@ -43,6 +43,9 @@ pub struct RecordCfg {
     pub one_based: bool,
     /// Largest allowed (1-based) row and column index, if declared.
     pub limits: Option<(u64, u64)>,
+    /// A value column that is there but not wanted (Matrix Market read unweighted): it must
+    /// hold a number, which is dropped.
+    pub skip_w: bool,
     /// The records have exactly the fields parsed (Matrix Market): more is an error, whose
     /// message names the record's form. Edge lists ignore extra columns (`None`).
     pub exact: Option<&'static str>,
@@ -94,29 +97,6 @@ fn next_field(c: &[u8], i: &mut usize, field: usize) -> std::result::Result<(), 
         ));
     }
     Ok(())
-}
-
-/// Move `*i` past the rest of the line that starts at `line_start` (ignored columns, or a
-/// comment) and its `\n`; `Ok(true)` if a newline was consumed. A carriage return not at the
-/// line's end is an error: with `\r`-only line endings the records after it on the same
-/// "line" would be skipped unseen.
-#[inline(always)]
-fn end_line(c: &[u8], i: &mut usize, line_start: usize) -> std::result::Result<bool, String> {
-    if c.get(*i) == Some(&b'\n') {
-        // The common case: the record ends the line.
-        *i += 1;
-        return Ok(true);
-    }
-    let start = *i;
-    let nl = skip_line(c, i);
-    let mut rest = &c[start..*i - nl as usize];
-    while let [r @ .., b'\r'] = rest {
-        rest = r;
-    }
-    match rest.iter().position(|&b| b == b'\r') {
-        None => Ok(nl),
-        Some(k) => Err(carriage_return(start + k - line_start)),
-    }
 }
 
 /// Parse the records of one chunk: `u v [w] [t] [ignored...]` per line.
@@ -173,6 +153,26 @@ pub fn parse_records(c: &[u8], cfg: &RecordCfg) -> Part {
                 }
                 let w = parse_weight(c, &mut i, field, cfg.wmode, &mut p.all_int)?;
                 p.w.push(w);
+                field += 1;
+            } else if cfg.skip_w {
+                next_field(c, &mut i, field)?;
+                if at_eol(c, i) {
+                    return Err(missing(
+                        field,
+                        "the entry's value (the banner declares one)",
+                    ));
+                }
+                let start = i;
+                while i < n && !is_sep(c[i]) && !is_eol(c[i]) {
+                    i += 1;
+                }
+                let text = std::str::from_utf8(&c[start..i]).ok();
+                if text.and_then(|t| t.parse::<f64>().ok()).is_none() {
+                    return Err(format!(
+                        "field {field} (\"{}\"): expected a number",
+                        field_text(c, start)
+                    ));
+                }
                 field += 1;
             }
             if cfg.want_t {
@@ -366,6 +366,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
                 want_t: temporal,
                 one_based: false,
                 limits: None,
+                skip_w: false,
                 exact: None,
             };
             b = &b[pre.start..];
@@ -391,6 +392,7 @@ pub fn read(path: &Path, opts: &LoadOptions, format: Format) -> Result<RawEdges>
         want_t: temporal,
         one_based: false,
         limits: None,
+        skip_w: false,
         exact: None,
     });
     if let Some((a, b, line)) = held {

@@ -221,15 +221,16 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             .collect();
         let mut base = 0;
         for (((c, p), cnt), &first) in chunks.iter().zip(&ps).zip(&counts).zip(&firsts) {
-            if let Some((off, msg)) = &p.err {
-                return Err(lines.error(base, c, *off, msg.clone()));
-            }
-            // A chunk checks its own offsets; its first against the one before it here.
+            // A chunk checks its own offsets; its first against the one before it here, before
+            // the chunk's own error (which comes later in the file).
             if let (Some(&o), Some(prev)) = (p.offs.first(), last_off) {
                 if o < prev {
                     let off = c.iter().position(|&b| !is_ws(b)).unwrap_or(0);
                     return Err(lines.error(base, c, off, offset_order(c, off, first, h.m)));
                 }
+            }
+            if let Some((off, msg)) = &p.err {
+                return Err(lines.error(base, c, *off, msg.clone()));
             }
             last_off = p.offs.last().copied().or(last_off);
             base += cnt.1;

@@ -111,8 +111,12 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
         if i < c.len() && c[i] == b'%' {
             // Where the comment lies among the rows, to find a row's line later.
             p.offs.push(row as u64);
-            if skip_line(c, &mut i) {
-                p.lines += 1;
+            match end_line(c, &mut i, line_start) {
+                Ok(nl) => p.lines += nl as u64,
+                Err(msg) => {
+                    p.err = Some((line_start, msg));
+                    return p;
+                }
             }
             continue;
         }
@@ -139,8 +143,7 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
             loop {
                 skip_blanks(c, &mut i);
                 if at_eol(c, i) {
-                    // Only a `\r\n` (not a lone `\r` hiding the rest of the line) ends it.
-                    return expect_line_end(c, &mut i, line_start, field, "");
+                    return Ok(());
                 }
                 let start = i;
                 let v = parse_id(c, &mut i, field)?;
@@ -168,12 +171,13 @@ fn parse_chunk(c: &[u8], h: &Header) -> Part {
                 p.dst.push((v - 1) as u32);
             }
         })();
-        if let Err(msg) = r {
-            p.err = Some((line_start, msg));
-            return p;
-        }
-        if skip_line(c, &mut i) {
-            p.lines += 1;
+        // Only a `\r\n` (not a lone `\r` hiding the rest of the line) ends a row.
+        match r.and_then(|()| end_line(c, &mut i, line_start)) {
+            Ok(nl) => p.lines += nl as u64,
+            Err(msg) => {
+                p.err = Some((line_start, msg));
+                return p;
+            }
         }
         row += 1;
     }
@@ -424,9 +428,8 @@ fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), 
             src[i] < dst[i]
         }
     };
-    // The first entry, in sorted order, of one side that the other lacks:
-    // `(row, neighbour, weight)`.
-    let odd: Option<(u32, u32, Option<f64>)> = if weighted {
+    // The first entry, in sorted order, of one side that the other lacks.
+    let odd: Option<Unmatched> = if weighted {
         let sorted = |below: bool| {
             let mut s: Vec<(u64, u64)> = (0..src.len())
                 .into_par_iter()
@@ -437,9 +440,19 @@ fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), 
             s
         };
         let (a, b) = (sorted(false), sorted(true));
-        first_odd(&a, &b).map(|(below, &(k, w))| {
-            let (r, v) = row_of(k, below);
-            (r, v, Some(f64::from_bits(w)))
+        first_odd(&a, &b).map(|(below, i)| {
+            let (mine, other) = if below { (&b, &a) } else { (&a, &b) };
+            let (k, w) = mine[i];
+            // The other side's entries of this edge that this side lacks: their first is the
+            // mirror with another weight.
+            let mirror_w = lacking(run(mine, k), run(other, k)).map(|e| f64::from_bits(e.1));
+            let (row, nbr) = row_of(k, below);
+            Unmatched {
+                row,
+                nbr,
+                w: Some(f64::from_bits(w)),
+                mirror_w,
+            }
         })
     } else {
         let sorted = |below: bool| {
@@ -452,41 +465,55 @@ fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), 
             s
         };
         let (a, b) = (sorted(false), sorted(true));
-        first_odd(&a, &b).map(|(below, &k)| {
-            let (r, v) = row_of(k, below);
-            (r, v, None)
+        first_odd(&a, &b).map(|(below, i)| {
+            let (row, nbr) = row_of(if below { b[i] } else { a[i] }, below);
+            Unmatched {
+                row,
+                nbr,
+                w: None,
+                mirror_w: None,
+            }
         })
     };
-    let Some((row, nbr, w)) = odd else {
-        return Ok((lt, loops));
-    };
-    // A mirror entry with another weight, if there is one.
-    let mirror_w = w.and_then(|w| {
-        (0..src.len())
-            .into_par_iter()
-            .find_first(|&i| src[i] == nbr && dst[i] == row && cols.w[i] + 0.0 != w + 0.0)
-            .map(|i| cols.w[i])
-    });
-    Err(Unmatched {
-        row,
-        nbr,
-        w,
-        mirror_w,
-    })
+    match odd {
+        None => Ok((lt, loops)),
+        Some(u) => Err(u),
+    }
 }
 
-/// The first element, in order, of sorted `a` or `b` that the other lacks (as multisets):
-/// `(true, e)` if it is from `b`.
-fn first_odd<'a, T: Ord + Sync>(a: &'a [T], b: &'a [T]) -> Option<(bool, &'a T)> {
+/// The first index, in order, at which sorted `a` and `b` differ as multisets: the element
+/// there of one that the other lacks is `a[i]` (`(false, i)`) or `b[i]` (`(true, i)`).
+fn first_odd<T: Ord + Sync>(a: &[T], b: &[T]) -> Option<(bool, usize)> {
     let common = a.len().min(b.len());
     let i = (0..common)
         .into_par_iter()
         .find_first(|&i| a[i] != b[i])
         .unwrap_or(common);
     match (a.get(i), b.get(i)) {
-        (Some(x), Some(y)) => Some(if x < y { (false, x) } else { (true, y) }),
-        (Some(x), None) => Some((false, x)),
-        (None, Some(y)) => Some((true, y)),
+        (Some(x), Some(y)) => Some((y < x, i)),
+        (Some(_), None) => Some((false, i)),
+        (None, Some(_)) => Some((true, i)),
         (None, None) => None,
     }
+}
+
+/// The entries of sorted `x` for edge key `k`.
+fn run(x: &[(u64, u64)], k: u64) -> &[(u64, u64)] {
+    &x[x.partition_point(|e| e.0 < k)..x.partition_point(|e| e.0 <= k)]
+}
+
+/// The first element of sorted `y` that sorted `x` lacks (as multisets).
+fn lacking<'a, T: Ord>(x: &[T], y: &'a [T]) -> Option<&'a T> {
+    let mut i = 0;
+    for e in y {
+        while i < x.len() && x[i] < *e {
+            i += 1;
+        }
+        if i < x.len() && x[i] == *e {
+            i += 1;
+        } else {
+            return Some(e);
+        }
+    }
+    None
 }

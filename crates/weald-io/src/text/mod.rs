@@ -515,6 +515,29 @@ pub fn carriage_return(p: usize) -> String {
     )
 }
 
+/// Move `*i` past the rest of the line that starts at `line_start` (ignored columns, or a
+/// comment) and its `\n`; `Ok(true)` if a newline was consumed. A carriage return not at the
+/// line's end is an error: with `\r`-only line endings the records after it on the same
+/// "line" would be skipped unseen.
+#[inline(always)]
+pub fn end_line(c: &[u8], i: &mut usize, line_start: usize) -> std::result::Result<bool, String> {
+    if c.get(*i) == Some(&b'\n') {
+        // The common case: the record ends the line.
+        *i += 1;
+        return Ok(true);
+    }
+    let start = *i;
+    let nl = skip_line(c, i);
+    let mut rest = &c[start..*i - nl as usize];
+    while let [r @ .., b'\r'] = rest {
+        rest = r;
+    }
+    match rest.iter().position(|&b| b == b'\r') {
+        None => Ok(nl),
+        Some(k) => Err(carriage_return(start + k - line_start)),
+    }
+}
+
 /// Check that a record whose last field ended at `*i` ends its line there: only spaces, tabs
 /// and a `\r` before the `\n` may follow, in formats whose records have a fixed number of
 /// fields (`form` names the record for the message, `field` numbers the first extra one).

@@ -9,11 +9,12 @@
 //! * The size line must agree with the entries: an index above `rows`/`cols` is an error on the
 //!   entry's line, and a count other than `nnz` is an error naming the size line.
 //! * An entry has exactly the fields of its field type (`i j` for `pattern`, `i j value`
-//!   otherwise): an extra column is an error, not ignored. Values are checked even when
-//!   `weighted = Some(false)` drops them.
-//! * A `symmetric` matrix holds one triangle: the lower (`i >= j`, the standard) or the upper
-//!   (some writers). Entries on both sides of the diagonal are an error (the file holds both
-//!   triangles, which would count each edge twice, or is not symmetric).
+//!   otherwise): an extra column is an error, not ignored. With `weighted = Some(false)` the
+//!   values must still be numbers, and are dropped.
+//! * A `symmetric` matrix stores each off-diagonal entry once: in the lower triangle
+//!   (`i >= j`, the standard), the upper, or either. An entry whose mirror is also stored is
+//!   an error (a file holding both triangles: their values could differ, and readers disagree
+//!   on whether to add them, as scipy does, or to merge them).
 //! * With `weighted = Some(true)` a pattern matrix gets unit (`i32`) weights; with
 //!   `Some(false)` the values are ignored. Forcing `directed = Some(true)` on a symmetric matrix
 //!   mirrors every off-diagonal entry, so the directed graph has both arcs.
@@ -149,15 +150,13 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     let mut head: Option<(Header, RecordCfg)> = None;
     let read = br.read_fraction();
     let mut cols = Columns::default();
-    let mut triangle: Option<Triangle> = None;
     while let Some(block) = br.next_block()? {
         let mut b = block;
         if head.is_none() {
             let h = header(path, b)?;
-            // Values are parsed (and checked) even when they are dropped, so that every
-            // entry must have exactly the banner's fields.
+            let valued = h.field != Field::Pattern;
             let cfg = RecordCfg {
-                want_w: h.field != Field::Pattern,
+                want_w: valued && opts.weighted != Some(false),
                 wmode: if h.field == Field::Integer {
                     WeightMode::Int
                 } else {
@@ -166,6 +165,8 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
                 want_t: false,
                 one_based: true,
                 limits: Some((h.rows, h.cols)),
+                // Read unweighted, the values must still be there (and numbers).
+                skip_w: valued && opts.weighted == Some(false),
                 exact: Some(match h.field {
                     Field::Pattern => "a `pattern` entry is `i j`",
                     Field::Integer => "an `integer` entry is `i j value`",
@@ -176,12 +177,9 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             b = &b[h.start..];
             head = Some((h, cfg));
         }
-        let (h, cfg) = head.as_ref().unwrap();
-        let parsed = parse_chunks(b, &mut lines, |ch| parse_records(ch, cfg))?;
-        if h.symmetric {
-            one_triangle(path, &parsed, &mut triangle)?;
-        }
-        cols.append(parsed.parts, read.get());
+        let cfg = &head.as_ref().unwrap().1;
+        let parts = parse_block(b, &mut lines, |ch| parse_records(ch, cfg))?;
+        cols.append(parts, read.get());
     }
     let Some((h, cfg)) = head else {
         return Err(WealdError::parse(
@@ -201,12 +199,29 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
             ),
         ));
     }
+    if h.symmetric {
+        if let Some((first, second)) = mirrored_pair(&cols) {
+            let (i, j) = (cols.src[second] as u64 + 1, cols.dst[second] as u64 + 1);
+            let lines = record_lines(path, &h, &[first, second]);
+            let (line, earlier) = match lines.as_deref() {
+                Some(&[a, b]) => (b, format!("line {a}")),
+                _ => (h.size_line, format!("entry {}", first + 1)),
+            };
+            return Err(WealdError::parse(
+                path,
+                line,
+                format!(
+                    "entry ({i}, {j}) mirrors ({j}, {i}) on {earlier}: a `symmetric` matrix \
+                     stores each off-diagonal entry once, in one triangle (to read both \
+                     directions, declare the matrix `general` and read it as undirected)"
+                ),
+            ));
+        }
+    }
     let directed = opts.directed.unwrap_or(!h.symmetric);
     let weighted = opts.weighted.unwrap_or(h.field != Field::Pattern);
     let mut mode = cfg.wmode;
-    if !weighted {
-        cols.w = Vec::new();
-    } else if !cfg.want_w {
+    if weighted && !cfg.want_w {
         // Pattern matrix read as weighted: unit weights.
         cols.w = vec![1.0; cols.src.len()];
         mode = WeightMode::Int;
@@ -218,80 +233,69 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
     Ok(finish(cols, n, directed, weighted, mode, false))
 }
 
-/// The side of the diagonal of a symmetric matrix's first off-diagonal entry, and its line.
-struct Triangle {
-    above: bool,
-    line: u64,
-}
-
-/// A `symmetric` matrix stores one triangle: the lower one (`i >= j`) by the standard, the
-/// upper one as some writers do. Entries on both sides mean the file holds both triangles (or
-/// is not symmetric at all), and reading it would count every such edge twice: the entry that
-/// crosses over first is an error naming the line of the first entry on the other side.
-fn one_triangle(path: &Path, parsed: &Parsed, first: &mut Option<Triangle>) -> Result<()> {
-    let sides: Vec<[Option<usize>; 2]> = parsed
-        .parts
+/// In a symmetric matrix, the first entry (in file order) whose mirror came before it:
+/// `(mirror's index, entry's index)`. Entries all in one triangle (the standard's lower, or
+/// the upper) have none, which one pass finds; only a file with entries on both sides of the
+/// diagonal is sorted (16 bytes per entry) to look for a pair.
+fn mirrored_pair(cols: &Columns) -> Option<(usize, usize)> {
+    let (src, dst) = (&cols.src, &cols.dst);
+    let (above, below) = src
         .par_iter()
-        .map(|p| {
-            let at = |above: bool| {
-                p.src
-                    .iter()
-                    .zip(&p.dst)
-                    .position(|(u, v)| if above { u < v } else { u > v })
-            };
-            [at(false), at(true)]
+        .zip(dst.par_iter())
+        .map(|(u, v)| ((u < v) as u64, (u > v) as u64))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    if above == 0 || below == 0 {
+        return None;
+    }
+    let mut keyed: Vec<(u64, usize)> = (0..src.len())
+        .into_par_iter()
+        .filter(|&i| src[i] != dst[i])
+        .map(|i| {
+            let (u, v) = (src[i] as u64, dst[i] as u64);
+            ((u.min(v) << 32) | u.max(v), i)
         })
         .collect();
-    for (k, firsts) in sides.iter().enumerate() {
-        let mut events: Vec<(usize, bool)> = [false, true]
-            .into_iter()
-            .filter_map(|above| firsts[above as usize].map(|idx| (idx, above)))
-            .collect();
-        events.sort_unstable();
-        for (idx, above) in events {
-            let line = parsed.block_base + parsed.bases[k] + record_line(parsed.chunks[k], idx) + 1;
-            match first {
-                None => *first = Some(Triangle { above, line }),
-                Some(t) if t.above != above => {
-                    let p = &parsed.parts[k];
-                    let side = |a: bool| if a { "above" } else { "below" };
-                    return Err(WealdError::parse(
-                        path,
-                        line,
-                        format!(
-                            "entry ({}, {}) lies {} the diagonal, but the entry on line {} lies {} it: \
-                             a `symmetric` matrix stores one triangle (the lower, i >= j), and \
-                             this file holds entries of both",
-                            p.src[idx] as u64 + 1,
-                            p.dst[idx] as u64 + 1,
-                            side(above),
-                            t.line,
-                            side(t.above)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    Ok(())
+    keyed.par_sort_unstable();
+    // Within a key, entries in file order: the first of one direction, and the first of the
+    // other after it.
+    keyed
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .filter_map(|run| {
+            let up = |i: usize| src[i] < dst[i];
+            let first = run[0].1;
+            run.iter()
+                .find(|e| up(e.1) != up(first))
+                .map(|e| (first, e.1))
+        })
+        .min_by_key(|&(_, second)| second)
 }
 
-/// The 0-based line (within `chunk`) of the chunk's `idx`-th record, counting the lines the
-/// record parser skips (blank, comment).
-fn record_line(chunk: &[u8], idx: usize) -> u64 {
-    let mut seen = 0;
-    for (k, (_, line)) in lines_with_offsets(chunk).enumerate() {
-        let t = line.trim_ascii_start();
-        if t.is_empty() || matches!(t[0], b'#' | b'%' | b'\r') {
-            continue;
-        }
-        if seen == idx {
-            return k as u64;
-        }
-        seen += 1;
+/// The lines of records `idx` (0-based, in file order, sorted), found by reading the file
+/// again (an error path only); `None` for standard input or if it cannot be read.
+fn record_lines(path: &Path, h: &Header, idx: &[usize]) -> Option<Vec<u64>> {
+    if path == Path::new("-") {
+        return None;
     }
-    count_newlines(chunk)
+    let mut br = BlockReader::new(Source::open(path).ok()?, None);
+    let mut out = Vec::with_capacity(idx.len());
+    let (mut line, mut record) = (0u64, 0usize);
+    while let Some(block) = br.next_block().ok()? {
+        for (_, l) in lines_with_offsets(block) {
+            line += 1;
+            let t = l.trim_ascii_start();
+            if line <= h.size_line || t.is_empty() || matches!(t[0], b'#' | b'%') {
+                continue;
+            }
+            if idx.get(out.len()) == Some(&record) {
+                out.push(line);
+                if out.len() == idx.len() {
+                    return Some(out);
+                }
+            }
+            record += 1;
+        }
+    }
+    None
 }
 
 /// Append the reverse of every off-diagonal entry.
