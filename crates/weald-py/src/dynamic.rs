@@ -542,9 +542,15 @@ impl DynamicGraph {
     /// Number of edges of the latest version (undirected edges once). O(1) for a directed
     /// graph; an undirected one's self loops are counted (in parallel, without the GIL).
     #[getter]
-    fn num_edges(&self, py: Python<'_>) -> usize {
+    fn num_edges(&self, py: Python<'_>) -> PyResult<usize> {
         let inner = &self.inner;
-        py.detach(|| with_versioned!(inner, g => g.acquire().num_edges()))
+        let work = with_versioned!(inner, g => {
+            let s = g.acquire();
+            s.num_vertices() + s.num_arcs()
+        });
+        compute_sized(py, work, || {
+            Ok(with_versioned!(inner, g => g.acquire().num_edges()))
+        })
     }
 
     /// Number of stored arcs of the latest version.
@@ -571,7 +577,8 @@ impl DynamicGraph {
         format!(
             "<weald.DynamicGraph n={} m={} {} weighted={} backend=ctree version={}>",
             self.num_vertices(),
-            self.num_edges(py),
+            self.num_edges(py)
+                .map_or_else(|_| "?".to_string(), |m| m.to_string()),
             if self.is_directed() {
                 "directed"
             } else {

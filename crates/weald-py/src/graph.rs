@@ -370,7 +370,9 @@ impl Graph {
     #[getter]
     fn num_edges(&self, py: Python<'_>) -> PyResult<usize> {
         let t = self.target()?;
-        Ok(py.detach(|| with_target!(&t, g => g.num_edges())))
+        compute_sized(py, t.work(), move || {
+            Ok(with_target!(&t, g => g.num_edges()))
+        })
     }
 
     /// Number of stored arcs (about 2 * num_edges for an undirected graph).
@@ -428,9 +430,10 @@ impl Graph {
         match self.target() {
             Err(_) => "<weald.Snapshot (released)>".into(),
             Ok(t) => {
-                let (n, m, dir) = py.detach(
-                    || with_target!(&t, g => (g.num_vertices(), g.num_edges(), g.is_directed())),
-                );
+                let (n, dir) = with_target!(&t, g => (g.num_vertices(), g.is_directed()));
+                // Counting an undirected snapshot's edges scans for self loops: in the pool.
+                let m = compute_sized(py, t.work(), || Ok(with_target!(&t, g => g.num_edges())))
+                    .map_or_else(|_| "?".to_string(), |m| m.to_string());
                 let ver = match &t {
                     Target::Snap(s) => format!(" version={}", s.version()),
                     Target::Static(_) => String::new(),

@@ -5,7 +5,7 @@ use crate::convert::{self, Int, Weights};
 use crate::dynamic::{new_snapshot, weight_kind, AnySnap, Snapshot};
 use crate::errors::to_pyerr;
 use crate::graph::{parse_combine, target_of, Target};
-use crate::pool::compute;
+use crate::pool::{compute, compute_sized};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -677,7 +677,7 @@ impl Store {
     /// are counted, in parallel, without the GIL).
     #[getter]
     fn num_edges(&self, py: Python<'_>) -> PyResult<usize> {
-        self.with_open(|s, _| Ok(py.detach(|| with_store!(s, s => s.acquire().num_edges()))))
+        self.with_open(|s, _| edges_in_pool(py, s))
     }
 
     /// True once closed.
@@ -743,8 +743,7 @@ impl Store {
             None => format!("<weald.Store {} closed>", self.path.display()),
             Some(o) => {
                 let s = &o.store;
-                // Counting an undirected graph's edges scans for self loops: not under the GIL.
-                let m = py.detach(|| with_store!(s, s => s.acquire().num_edges()));
+                let m = edges_in_pool(py, s).map_or_else(|_| "?".to_string(), |m| m.to_string());
                 format!(
                     "<weald.Store {} version={} n={} m={} {} weights={}>",
                     self.path.display(),
@@ -761,4 +760,16 @@ impl Store {
             }
         }
     }
+}
+
+/// The newest version's edges. Counting an undirected graph's edges scans for self loops: in
+/// the module's pool (its thread count), without the GIL.
+fn edges_in_pool(py: Python<'_>, s: &AnyStore) -> PyResult<usize> {
+    let work = with_store!(s, s => {
+        let g = s.acquire();
+        g.num_vertices() + g.num_arcs()
+    });
+    compute_sized(py, work, || {
+        Ok(with_store!(s, s => s.acquire().num_edges()))
+    })
 }
