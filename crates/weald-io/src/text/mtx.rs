@@ -212,8 +212,9 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<RawEdges> {
                 line,
                 format!(
                     "entry ({i}, {j}) mirrors ({j}, {i}) on {earlier}: a `symmetric` matrix \
-                     stores each off-diagonal entry once, in one triangle (to read both \
-                     directions, declare the matrix `general` and read it as undirected)"
+                     stores each off-diagonal entry once, on either side of the diagonal (to \
+                     read both directions, declare the matrix `general` and read it as \
+                     undirected)"
                 ),
             ));
         }
