@@ -365,25 +365,14 @@ impl Unmatched {
 /// Check that the entries above the diagonal (`u < v`) and below it (`u > v`) mirror each
 /// other exactly, as multisets of `(min, max[, weight])`; return their number (the undirected
 /// edges that are not self loops) and the number of self loops, or an entry without its mirror.
-/// A fingerprint of each side decides in one pass; only lists that differ are sorted (one `u64`
-/// key, and the weight's bits, per entry) to find the first entry without its mirror.
+/// A fingerprint of each side decides in one pass; only lists that differ are sorted (a `u64`
+/// key and the weight's bits per entry) to find the first entry without its mirror.
 fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), Unmatched> {
     let (src, dst) = (&cols.src[..], &cols.dst[..]);
     let fp = ArcFingerprint::new();
-    // Entries above the diagonal count +, below -: the sum is 0 if every entry has its
-    // mirror. With it, the entries above the diagonal and the self loops.
-    let each = |u: u32, v: u32, h: u64| {
-        // Branch-free: `h`, `-h` or 0.
-        let (up, down) = (
-            0u64.wrapping_sub((u < v) as u64),
-            0u64.wrapping_sub((u > v) as u64),
-        );
-        (
-            (h & up).wrapping_sub(h & down),
-            (u < v) as u64,
-            (u == v) as u64,
-        )
-    };
+    // The mirror terms sum to 0 if every entry has its mirror; with them, the entries above
+    // the diagonal and the self loops.
+    let each = |u: u32, v: u32, h: u64| (h, (u < v) as u64, (u == v) as u64);
     let add =
         |a: (u64, u64, u64), b: (u64, u64, u64)| (a.0.wrapping_add(b.0), a.1 + b.1, a.2 + b.2);
     // Plain loops over slices of 64 Ki entries (rayon per entry costs more than the hash).
@@ -397,11 +386,11 @@ fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), 
             if weighted {
                 let w = &cols.w[k * SLICE..k * SLICE + s.len()];
                 for ((&u, &v), &w) in s.iter().zip(d).zip(w) {
-                    acc = add(acc, each(u, v, fp.arc(u.min(v), u.max(v), w)));
+                    acc = add(acc, each(u, v, fp.mirror_term(u, v, w)));
                 }
             } else {
                 for (&u, &v) in s.iter().zip(d) {
-                    acc = add(acc, each(u, v, fp.arc(u.min(v), u.max(v), ())));
+                    acc = add(acc, each(u, v, fp.mirror_term(u, v, ())));
                 }
             }
             acc
@@ -428,53 +417,33 @@ fn unmatched(cols: &Columns, weighted: bool) -> std::result::Result<(u64, u64), 
             src[i] < dst[i]
         }
     };
-    // The first entry, in sorted order, of one side that the other lacks.
-    let odd: Option<Unmatched> = if weighted {
-        let sorted = |below: bool| {
-            let mut s: Vec<(u64, u64)> = (0..src.len())
-                .into_par_iter()
-                .filter(|&i| on_side(i, below))
-                .map(|i| (key(src[i], dst[i]), wbits(i)))
-                .collect();
-            s.par_sort_unstable();
-            s
-        };
-        let (a, b) = (sorted(false), sorted(true));
-        first_odd(&a, &b).map(|(below, i)| {
-            let (mine, other) = if below { (&b, &a) } else { (&a, &b) };
-            let (k, w) = mine[i];
+    // The first entry, in sorted order, of one side that the other lacks. Entries sort by
+    // edge, then weight (0 unweighted).
+    let sorted = |below: bool| {
+        let mut s: Vec<(u64, u64)> = (0..src.len())
+            .into_par_iter()
+            .filter(|&i| on_side(i, below))
+            .map(|i| (key(src[i], dst[i]), if weighted { wbits(i) } else { 0 }))
+            .collect();
+        s.par_sort_unstable();
+        s
+    };
+    let (a, b) = (sorted(false), sorted(true));
+    let odd = first_odd(&a, &b).map(|(below, i)| {
+        let (mine, other) = if below { (&b, &a) } else { (&a, &b) };
+        let (k, w) = mine[i];
+        let (row, nbr) = row_of(k, below);
+        Unmatched {
+            row,
+            nbr,
+            w: weighted.then(|| f64::from_bits(w)),
             // The other side's entries of this edge that this side lacks: their first is the
             // mirror with another weight.
-            let mirror_w = lacking(run(mine, k), run(other, k)).map(|e| f64::from_bits(e.1));
-            let (row, nbr) = row_of(k, below);
-            Unmatched {
-                row,
-                nbr,
-                w: Some(f64::from_bits(w)),
-                mirror_w,
-            }
-        })
-    } else {
-        let sorted = |below: bool| {
-            let mut s: Vec<u64> = (0..src.len())
-                .into_par_iter()
-                .filter(|&i| on_side(i, below))
-                .map(|i| key(src[i], dst[i]))
-                .collect();
-            s.par_sort_unstable();
-            s
-        };
-        let (a, b) = (sorted(false), sorted(true));
-        first_odd(&a, &b).map(|(below, i)| {
-            let (row, nbr) = row_of(if below { b[i] } else { a[i] }, below);
-            Unmatched {
-                row,
-                nbr,
-                w: None,
-                mirror_w: None,
-            }
-        })
-    };
+            mirror_w: lacking(run(mine, k), run(other, k))
+                .filter(|_| weighted)
+                .map(|e| f64::from_bits(e.1)),
+        }
+    });
     match odd {
         None => Ok((lt, loops)),
         Some(u) => Err(u),

@@ -199,14 +199,7 @@ impl<W: Weight> Csr<W> {
         let fp = ArcFingerprint::new();
         match &inn {
             None if !directed => {
-                // Arcs up count +, arcs down -: the sum is 0 if every arc has its reverse.
-                let f = out.validate_summing(n, |v, u, w| {
-                    let h = fp.arc(v.min(u), v.max(u), w);
-                    // Branch-free: `h`, `-h` or 0.
-                    let up = 0u64.wrapping_sub((v < u) as u64);
-                    let down = 0u64.wrapping_sub((v > u) as u64);
-                    (h & up).wrapping_sub(h & down)
-                })?;
+                let f = out.validate_summing(n, |v, u, w| fp.mirror_term(v, u, w))?;
                 if f != 0 {
                     let count = |up: bool| {
                         out.validate_summing(n, |v, u, _| (v != u && (v < u) == up) as u64)
