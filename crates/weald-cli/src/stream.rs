@@ -235,8 +235,58 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
         checkpoint_pause: a.test_checkpoint_pause_ms.map(Duration::from_millis),
         ..StoreOptions::default()
     };
+    // A directory this command creates is removed again if the input then fails before any
+    // update is sent (a `--temporal` file is read whole first): a rerun with the input fixed
+    // would otherwise find a graph there and refuse `--base`.
+    let created = AnyStore::is_fresh(&a.data)?.then(|| a.data.exists());
     let store = open_or_create(&a, opts, query, quiet)?;
-    weald::with_store!(store, s => drive(s, &a, query, query_every, quiet))
+    weald::with_store!(store, s => {
+        warn_dropped(&a.data, s.recovery());
+        match source(&a, s.manifest().layout.directed) {
+            Ok(src) => drive(s, src, &a, query, query_every, quiet),
+            Err(e) => {
+                if let Some(existed) = created {
+                    drop(s);
+                    discard_new_dir(&a.data, existed);
+                }
+                Err(e)
+            }
+        }
+    })
+}
+
+/// The updates of `--updates` or `--temporal`, for a store of the given direction.
+fn source<W: Weight>(a: &StreamArgs, directed: bool) -> Result<Source<W>> {
+    match (&a.updates, &a.temporal) {
+        (Some(p), _) => update_lines(p),
+        (None, Some(p)) => temporal_updates(p, a.window, directed),
+        (None, None) => unreachable!("clap requires one"),
+    }
+}
+
+/// Remove a data directory this command created and nothing was sent to: the directory itself
+/// if it did not exist before, else what the store put in it (it was empty).
+fn discard_new_dir(dir: &Path, existed: bool) {
+    let r = if existed {
+        std::fs::read_dir(dir).and_then(|entries| {
+            entries.into_iter().try_for_each(|e| {
+                let p = e?.path();
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                }
+            })
+        })
+    } else {
+        std::fs::remove_dir_all(dir)
+    };
+    if let Err(e) = r {
+        eprintln!(
+            "warning: {}: the data directory made for this stream could not be removed: {e}",
+            dir.display()
+        );
+    }
 }
 
 /// The slowest `--rate` (updates per second): one update about every 11.6 days.
@@ -498,6 +548,7 @@ where
 
 fn drive<W: Weight>(
     store: Store<W>,
+    source: Source<W>,
     a: &StreamArgs,
     query: Option<Algorithm>,
     query_every: Duration,
@@ -508,13 +559,6 @@ where
     AnyFlat: From<FlatSnapshot<W>>,
 {
     let rec = store.recovery().clone();
-    warn_dropped(&a.data, &rec);
-    let directed = store.manifest().layout.directed;
-    let source: Source<W> = match (&a.updates, &a.temporal) {
-        (Some(p), _) => update_lines(p)?,
-        (None, Some(p)) => temporal_updates(p, a.window, directed)?,
-        (None, None) => unreachable!("clap requires one"),
-    };
     let producer = store.producer();
     let done = AtomicBool::new(false);
     let start = Instant::now();

@@ -645,18 +645,56 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("t.txt:2"), "{}", stderr(&o));
-    // The temporal file is read whole before any update is sent (the directory exists by
-    // then: the file's weights are parsed as the store's).
+    // The temporal file is read whole before any update is sent, once the store is made (its
+    // weights are parsed as the store's): the directory made for it is removed again, with
+    // `--base` too, so the same command with the file fixed starts afresh; an empty
+    // directory that existed is left empty.
+    assert!(!dir.exists(), "a bad temporal file left a data directory");
+    let base = write_file(t.path(), "base.el", &["0 1", "1 2"]);
+    let good = write_file(t.path(), "good.txt", &["1 2 10", "3 1 11"]);
+    std::fs::create_dir(&dir).unwrap();
+    for (input, code) in [(&tf, 1), (&good, 0)] {
+        let o = weald(&[
+            "-q",
+            "stream",
+            "--data",
+            dir.to_str().unwrap(),
+            "--base",
+            &base,
+            "--temporal",
+            input,
+        ]);
+        assert_eq!(o.status.code(), Some(code), "{input}: {}", stderr(&o));
+    }
     let v = json(&weald(&[
         "-q",
-        "recover",
+        "info",
         "--data",
         dir.to_str().unwrap(),
         "--json",
     ]));
+    assert_eq!(v["edges"], 4, "base and the fixed file: {v}");
+    // On a directory that holds a graph, a bad file leaves it as it was.
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        dir.to_str().unwrap(),
+        "--temporal",
+        &tf,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let w = json(&weald(&[
+        "-q",
+        "info",
+        "--data",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(w["edges"], 4, "a bad file changed the store: {w}");
     assert_eq!(
-        v["version"], 0,
-        "a bad temporal file committed updates: {v}"
+        w["version"], v["version"],
+        "a bad file committed updates: {w}"
     );
     let o = weald(&[
         "-q",
@@ -676,7 +714,6 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
     // directory before any update is sent.
     let d = t.path().join("q");
     let dq = d.to_str().unwrap();
-    let base = write_file(t.path(), "base.el", &["0 1", "1 2"]);
     for extra in [&[][..], &["--base", &base]] {
         let mut args = vec![
             "-q",
