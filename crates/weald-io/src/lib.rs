@@ -346,23 +346,32 @@ fn read_edges_unchecked(path: &Path, opts: &LoadOptions, format: Format) -> Resu
     }
 }
 
-/// Parse a file and build its CSR. A binary file is loaded as stored (the build options do
-/// not apply; `build_seconds` is 0).
+/// Parse a file and build its CSR. A binary file is loaded as stored (`build_seconds` 0)
+/// unless `directed`, `weighted` or `drop_self_loops` ask for a graph it is not: it is then
+/// rebuilt from its arcs ([`reshape_binary`]).
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let format = resolve_format(path, opts)?;
     let t0 = Instant::now();
     if format == Format::Binary {
         let graph = binary::read(path, opts.progress.clone())?;
-        let stats = BuildStats {
-            input_arcs: graph.num_arcs() as u64,
-            ..Default::default()
+        let parse_seconds = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let (graph, stats, build_seconds) = match reshape_binary(path, &graph, opts)? {
+            Some((g, s)) => (g, s, t1.elapsed().as_secs_f64()),
+            None => {
+                let stats = BuildStats {
+                    input_arcs: graph.num_arcs() as u64,
+                    ..Default::default()
+                };
+                (graph, stats, 0.0)
+            }
         };
         return Ok(Loaded {
             graph,
             stats,
             format,
-            parse_seconds: t0.elapsed().as_secs_f64(),
-            build_seconds: 0.0,
+            parse_seconds,
+            build_seconds,
         });
     }
     let raw = read_edges_as(path, opts, format)?;
@@ -383,6 +392,79 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
         parse_seconds,
         build_seconds: t1.elapsed().as_secs_f64(),
     })
+}
+
+/// A binary file holds a graph built already; the options that shape a graph as a file is
+/// read apply to it too, by rebuilding it from its arcs when they ask for what it is not:
+/// `directed: Some(false)` on a directed graph symmetrises it (merging the two directions of
+/// an edge by `dedup`, as for an edge list that lists both), `Some(true)` on an undirected one
+/// makes each edge two arcs, `weighted: Some(false)` drops the weights, `drop_self_loops`
+/// removes the loops. The id map is kept. `weighted: Some(true)` on an unweighted file is an
+/// error (there is nothing to read). `dedup` and `relabel` alone rebuild nothing: the file was
+/// built with its own. `None`: nothing to change.
+fn reshape_binary(
+    path: &Path,
+    g: &AnyCsr,
+    opts: &LoadOptions,
+) -> Result<Option<(AnyCsr, BuildStats)>> {
+    use rayon::prelude::*;
+    use weald_graph::{Graph, Weight};
+    fn has_loops<W: Weight>(g: &Csr<W>) -> bool {
+        (0..g.num_vertices() as u32)
+            .into_par_iter()
+            .with_min_len(4096)
+            .any(|v| {
+                g.out_neighbors_slice(v)
+                    .is_some_and(|s| s.binary_search(&v).is_ok())
+            })
+    }
+    /// The arcs of `g` as records: every arc when `all` (a directed result, or a directed
+    /// source), else each undirected edge once.
+    fn records<W: Weight, X: Weight>(g: &Csr<W>, all: bool, w: impl Fn(W) -> X) -> EdgeList<X> {
+        let mut e = EdgeList::new(g.num_vertices());
+        for (u, v, x) in g.arcs() {
+            if all || u <= v {
+                e.push(u, v, w(x));
+            }
+        }
+        e
+    }
+    let directed = g.is_directed();
+    let weighted = g.weight_name() != "none";
+    let want_directed = opts.directed.unwrap_or(directed);
+    let want_weights = opts.weighted.unwrap_or(weighted);
+    if want_weights && !weighted {
+        return Err(WealdError::format(
+            path,
+            "the file holds an unweighted graph, so there are no weights to read",
+        ));
+    }
+    let loops = opts.drop_self_loops && weald_storage::with_csr!(g, c => has_loops(c));
+    if want_directed == directed && want_weights == weighted && !loops {
+        return Ok(None);
+    }
+    let all = directed || want_directed;
+    let edges = match g {
+        AnyCsr::Unweighted(c) => Edges::Unweighted(records(c, all, |_| ())),
+        AnyCsr::Int(c) if want_weights => Edges::Int(records(c, all, |x| x)),
+        AnyCsr::Float(c) if want_weights => Edges::Float(records(c, all, |x| x)),
+        AnyCsr::Int(c) => Edges::Unweighted(records(c, all, |_| ())),
+        AnyCsr::Float(c) => Edges::Unweighted(records(c, all, |_| ())),
+    };
+    let bo = BuildOptions {
+        directed: want_directed,
+        in_edges: opts.in_edges,
+        drop_self_loops: opts.drop_self_loops,
+        dedup: opts.dedup,
+        relabel: false,
+    };
+    let (mut graph, stats) = build(edges, &bo)?;
+    if let Some(ids) = g.original_ids() {
+        graph
+            .set_original_ids(ids.to_vec())
+            .map_err(|m| WealdError::format(path, m))?;
+    }
+    Ok(Some((graph, stats)))
 }
 
 /// Build a CSR of the right weight type from parsed edges.

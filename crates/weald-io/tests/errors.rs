@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use weald_graph::WealdError;
+use weald_graph::{EdgeList, WealdError};
 use weald_io::{binary, gen, load, read_edges, save, Format, LoadOptions};
 use weald_storage::{BuildOptions, Csr};
 
@@ -753,6 +753,74 @@ fn binary_sides_must_agree_and_nothing_may_follow() {
     std::fs::write(&q, &b).unwrap();
     let msg = format_err(&q);
     assert!(msg.contains("not symmetric"), "{msg}");
+}
+
+/// A binary graph's id map must be strictly increasing and within the supported ids, and its
+/// f64 weights finite, as every text reader requires: a map with one id twice had loaded (two
+/// vertices then written as one), so had the id 2^32 - 1 and NaN weights, each written out as
+/// no reader reads back.
+#[test]
+fn binary_id_map_and_weights_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = |el: EdgeList<f64>| EdgeList {
+        num_vertices: el.num_vertices * 5 + 2,
+        src: el.src.iter().map(|&v| v * 5 + 2).collect(),
+        dst: el.dst.iter().map(|&v| v * 5 + 2).collect(),
+        weights: el.weights,
+    };
+    let (g, _) = Csr::build(
+        sparse(gen::add_weights_float(
+            &gen::uniform(50, 400, 1),
+            0.5,
+            2.0,
+            1,
+        )),
+        &BuildOptions {
+            relabel: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(g.original_ids().unwrap()[..5], [2, 7, 12, 17, 22]);
+    let p = dir.path().join("ids.wgb");
+    save(&g.into(), &p, None).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    load(&p, &LoadOptions::default()).unwrap();
+    let cases: [(&str, Box<dyn Fn(&mut [u8])>, u32); 4] = [
+        (
+            "not strictly increasing: vertex 3 has id 17, vertex 4 id 17",
+            Box::new(|ids| {
+                let third = ids[12..16].to_vec();
+                ids[16..20].copy_from_slice(&third)
+            }),
+            7,
+        ),
+        (
+            "not strictly increasing: vertex 0 has id 12",
+            Box::new(|ids| ids[..4].copy_from_slice(&12u32.to_le_bytes())),
+            7,
+        ),
+        (
+            "the id 4294967295, above the largest supported id 4294967294",
+            Box::new(|ids| {
+                let k = ids.len();
+                ids[k - 4..].copy_from_slice(&u32::MAX.to_le_bytes())
+            }),
+            7,
+        ),
+        (
+            "holds a weight that is not a finite number",
+            Box::new(|w| w[..8].copy_from_slice(&f64::NAN.to_le_bytes())),
+            3,
+        ),
+    ];
+    for (says, edit, kind) in cases {
+        let mut b = bytes.clone();
+        reseal(&mut b, kind, |s| edit(s));
+        std::fs::write(&p, &b).unwrap();
+        let msg = format_err(&p);
+        assert!(msg.contains(says), "{says}: {msg}");
+    }
 }
 
 #[test]

@@ -206,3 +206,86 @@ fn empty_graph_round_trips() {
     assert_eq!(reload(&g, &dir.path().join("e5.wgb"), Format::Binary), g);
     assert_eq!(reload(&g, &dir.path().join("e5.adj"), Format::Ligra), g);
 }
+
+/// Every arc of `g` in the user's ids, with its weight as f64 (1 when unweighted), sorted.
+fn user_arcs(g: &AnyCsr) -> Vec<(u64, u64, f64)> {
+    use weald_graph::Weight;
+    let mut v: Vec<(u64, u64, f64)> = weald_storage::with_csr!(g, c => c
+        .arcs()
+        .map(|(a, b, w)| (c.original_id(a), c.original_id(b), w.to_f64()))
+        .collect());
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v
+}
+
+/// A binary file honours the options that shape a graph as it is read: `--undirected`
+/// symmetrises a directed graph (the two directions of an edge merged by `dedup`),
+/// `--directed` makes an undirected graph's edges two arcs each, `--unweighted` drops the
+/// weights, `--drop-self-loops` the loops; the vertices and their ids stay. They were
+/// ignored: the graph came back as stored.
+#[test]
+fn binary_files_honour_direction_weight_and_loop_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("g.wgb");
+    for (name, g) in graphs() {
+        save(&g, &p, Some(Format::Binary)).unwrap();
+        let arcs = user_arcs(&g);
+        let n = g.num_vertices();
+        let with = |f: &dyn Fn(&mut LoadOptions)| {
+            let mut o = LoadOptions::default();
+            f(&mut o);
+            let l = load(&p, &o).unwrap();
+            assert_eq!(l.graph.num_vertices(), n, "{name}");
+            assert_eq!(l.graph.original_ids(), g.original_ids(), "{name}");
+            l.graph
+        };
+        // The direction flipped.
+        let h = with(&|o| o.directed = Some(!g.is_directed()));
+        assert_eq!(h.is_directed(), !g.is_directed(), "{name}");
+        let want = if g.is_directed() {
+            // The symmetric closure; an edge stored both ways keeps the smaller weight.
+            let mut m = std::collections::BTreeMap::new();
+            for &(a, b, w) in &arcs {
+                let e = m.entry((a.min(b), a.max(b))).or_insert(w);
+                *e = f64::min(*e, w);
+            }
+            let mut v: Vec<_> = m
+                .iter()
+                .flat_map(|(&(a, b), &w)| {
+                    let both = [(a, b, w), (b, a, w)];
+                    both.into_iter().take(if a == b { 1 } else { 2 })
+                })
+                .collect();
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v
+        } else {
+            arcs.clone()
+        };
+        assert_eq!(user_arcs(&h), want, "{name}: direction");
+        // Without weights.
+        if g.is_weighted() {
+            let h = with(&|o| o.weighted = Some(false));
+            assert!(!h.is_weighted(), "{name}");
+            let want: Vec<_> = arcs.iter().map(|&(a, b, _)| (a, b, 1.0)).collect();
+            let mut got = user_arcs(&h);
+            got.iter_mut().for_each(|x| x.2 = 1.0);
+            assert_eq!(got, want, "{name}: unweighted");
+        } else {
+            let mut o = LoadOptions::default();
+            o.weighted = Some(true);
+            let e = load(&p, &o).unwrap_err().to_string();
+            assert!(e.contains("no weights"), "{name}: {e}");
+        }
+        // Without self loops.
+        let h = with(&|o| o.drop_self_loops = true);
+        let want: Vec<_> = arcs.iter().copied().filter(|a| a.0 != a.1).collect();
+        assert_eq!(user_arcs(&h), want, "{name}: loops");
+        // Asking for what the file is changes nothing.
+        let same = with(&|o| {
+            o.directed = Some(g.is_directed());
+            o.weighted = Some(g.is_weighted());
+            o.in_edges = has_in(&g);
+        });
+        assert_eq!(same, g, "{name}: as stored");
+    }
+}

@@ -99,29 +99,56 @@ impl<W: Weight> Adjacency<W> {
             .map(|v| {
                 let r = self.offsets[v] as usize..self.offsets[v + 1] as usize;
                 let s = &self.targets[r.clone()];
-                let mut ok = true;
+                let (mut ok, mut finite) = (true, true);
                 let mut prev = 0;
                 let mut acc = 0u64;
                 for (k, &u) in s.iter().enumerate() {
                     ok &= (u as usize) < n && prev <= u;
                     prev = u;
                     let w = if W::WEIGHTED {
-                        self.weights[r.start + k]
+                        let w = self.weights[r.start + k];
+                        // As the text readers: a weight is a finite number (NaN or an
+                        // infinity would be written out as no reader reads it back).
+                        finite &= w.to_f64().is_finite();
+                        w
                     } else {
                         W::default()
                     };
                     acc = acc.wrapping_add(f(v as Vertex, u, w));
                 }
-                if ok {
-                    Ok(acc)
-                } else {
-                    Err(v)
+                match (ok, finite) {
+                    (true, true) => Ok(acc),
+                    (false, _) => Err((v, "holds an id out of range or is not sorted")),
+                    (true, false) => Err((v, "holds a weight that is not a finite number")),
                 }
             })
             .try_reduce(|| 0, |a, b| Ok(a.wrapping_add(b)))
-            .map_err(|v| {
-                format!("adjacency of vertex {v} holds an id out of range or is not sorted")
-            })
+            .map_err(|(v, what)| format!("adjacency of vertex {v} {what}"))
+    }
+}
+
+/// An id map of `n` vertices: `n` user ids, strictly increasing (ids are looked up by binary
+/// search, and two vertices with one id would merge in any output), each at most
+/// [`weald_graph::MAX_VERTEX`].
+fn check_id_map(ids: &[u32], n: usize) -> Result<(), String> {
+    if ids.len() != n {
+        return Err(format!("id map has {} entries, expected {n}", ids.len()));
+    }
+    if let Some(i) = ids.par_windows(2).position_first(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "id map is not strictly increasing: vertex {} has id {}, vertex {} id {}",
+            i,
+            ids[i],
+            i + 1,
+            ids[i + 1]
+        ));
+    }
+    match ids.last() {
+        Some(&id) if id > weald_graph::MAX_VERTEX => Err(format!(
+            "id map holds the id {id}, above the largest supported id {}",
+            weald_graph::MAX_VERTEX
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -233,9 +260,7 @@ impl<W: Weight> Csr<W> {
             }
         }
         if let Some(ids) = &orig_ids {
-            if ids.len() != n {
-                return Err(format!("id map has {} entries, expected {n}", ids.len()));
-            }
+            check_id_map(ids, n)?;
         }
         Ok(Self::from_parts_unchecked(n, directed, out, inn, orig_ids))
     }
@@ -393,6 +418,15 @@ impl<W: Weight> Csr<W> {
     /// Drop the id map (results are then reported in internal ids).
     pub fn forget_original_ids(&mut self) {
         self.orig_ids = None;
+    }
+
+    /// Give the vertices the user's ids `ids` (`n` of them, strictly increasing, each at most
+    /// [`weald_graph::MAX_VERTEX`]): for a graph rebuilt from another's arcs in its internal
+    /// ids.
+    pub fn set_original_ids(&mut self, ids: Vec<u32>) -> Result<(), String> {
+        check_id_map(&ids, self.n)?;
+        self.orig_ids = Some(ids);
+        Ok(())
     }
 
     /// Every arc `(u, v, w)` in order of `u` then `v`.
@@ -583,6 +617,11 @@ impl AnyCsr {
 
     pub fn original_ids(&self) -> Option<&[u32]> {
         with_csr!(self, g => g.original_ids())
+    }
+
+    /// See [`Csr::set_original_ids`].
+    pub fn set_original_ids(&mut self, ids: Vec<u32>) -> Result<(), String> {
+        with_csr!(self, g => g.set_original_ids(ids))
     }
 }
 
