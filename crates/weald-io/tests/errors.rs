@@ -89,6 +89,9 @@ fn id_beyond_u32() {
     let p = file(&dir, "ok.txt", b"0 4294967294\n");
     let raw = read_edges(&p, &LoadOptions::default()).unwrap();
     assert_eq!(raw.edges.num_vertices(), u32::MAX as usize);
+    // and a graph of it has two vertices (ids relabelled), not 2^32 of them.
+    let g = load(&p, &LoadOptions::default()).unwrap().graph;
+    assert_eq!(g.original_ids(), Some(&[0, 4294967294][..]));
 }
 
 #[test]

@@ -76,11 +76,6 @@ impl<W: Weight> Csr<W> {
                 "{num_vertices} vertices exceed the u32 id space"
             )));
         }
-        // The offsets array alone takes 8 bytes per vertex.
-        weald_graph::mem::ensure_fits(
-            weald_graph::mem::bytes_for(num_vertices as u64 + 1, 8),
-            || format!("a graph of {num_vertices} vertices"),
-        )?;
         let bad = src
             .par_iter()
             .chain(dst.par_iter())
@@ -98,14 +93,17 @@ impl<W: Weight> Csr<W> {
         let mut n = num_vertices;
         let mut orig_ids = None;
         if opts.relabel {
-            if let Some((ids, map)) = relabel(n, &src, &dst) {
+            if let Some(ids) = relabel(n, &mut src, &mut dst) {
                 stats.ids_squeezed = (n - ids.len()) as u64;
                 n = ids.len();
-                src.par_iter_mut().for_each(|v| *v = map.rank(*v));
-                dst.par_iter_mut().for_each(|v| *v = map.rank(*v));
                 orig_ids = Some(ids);
             }
         }
+        // The offsets array alone takes 8 bytes per vertex (after relabelling, which leaves
+        // only the ids in use: a few edges between ids near 2^32 need no 32 GiB).
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n as u64 + 1, 8), || {
+            format!("a graph of {n} vertices")
+        })?;
         if opts.drop_self_loops {
             stats.self_loops_dropped = (0..src.len())
                 .into_par_iter()
@@ -144,8 +142,29 @@ impl RankMap {
     }
 }
 
+/// Renumber the ids in use to `0..k` in place, keeping their order, and return the sorted
+/// distinct ids in use (the k user ids); `None` (nothing renumbered) if every id in `0..n`
+/// is used. When ids are much sparser than the endpoints (fewer than one endpoint per 64
+/// ids: ids spread up to 2^32 - 2), the endpoints are sorted instead of marked in a bitmap
+/// of `n` bits, so the memory and time follow the edges, not the largest id.
+fn relabel(n: usize, src: &mut [Vertex], dst: &mut [Vertex]) -> Option<Vec<u32>> {
+    if (src.len() as u64 + dst.len() as u64).saturating_mul(64) < n as u64 {
+        let mut ids: Vec<u32> = src.par_iter().chain(dst.par_iter()).copied().collect();
+        ids.par_sort_unstable();
+        ids.dedup();
+        let rank = |v: &mut Vertex| *v = ids.partition_point(|&x| x < *v) as Vertex;
+        src.par_iter_mut().for_each(rank);
+        dst.par_iter_mut().for_each(rank);
+        return Some(ids);
+    }
+    let map = relabel_dense(n, src, dst)?;
+    src.par_iter_mut().for_each(|v| *v = map.1.rank(*v));
+    dst.par_iter_mut().for_each(|v| *v = map.1.rank(*v));
+    Some(map.0)
+}
+
 /// The sorted distinct ids in use and a rank map, or `None` if every id in `0..n` is used.
-fn relabel(n: usize, src: &[Vertex], dst: &[Vertex]) -> Option<(Vec<u32>, RankMap)> {
+fn relabel_dense(n: usize, src: &[Vertex], dst: &[Vertex]) -> Option<(Vec<u32>, RankMap)> {
     let words: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
     src.par_iter().chain(dst.par_iter()).for_each(|&v| {
         let w = &words[(v >> 6) as usize];

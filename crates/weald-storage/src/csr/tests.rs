@@ -2,7 +2,7 @@ use super::*;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use weald_graph::batch::Combine;
-use weald_graph::EdgeList;
+use weald_graph::{EdgeList, MAX_VERTEX};
 
 fn neighbors<W: Weight>(g: &Csr<W>, v: Vertex) -> Vec<(Vertex, W)> {
     let mut out = vec![];
@@ -67,6 +67,51 @@ fn directed_with_in_edges_and_relabel() {
     assert_eq!(ins, vec![(0, 1), (2, 7)]);
     assert_eq!(g.internal_id(30), Some(2));
     assert_eq!(g.internal_id(11), None);
+}
+
+/// Ids spread up to 2^32 - 2 are relabelled by sorting the endpoints (the bitmap of every id
+/// up to the largest would take 512 MiB, and the graph was refused as needing 32 GiB): the
+/// result is the graph the same edges give with dense ids, with the spread ids as its map.
+#[test]
+fn relabel_of_ids_spread_to_the_top_of_the_id_space() {
+    let mut x = 12345u64;
+    let mut next = |k: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % k
+    };
+    let arcs: Vec<(Vertex, Vertex, i32)> = (0..300)
+        .map(|_| (next(50) as Vertex, next(50) as Vertex, next(9) as i32))
+        .collect();
+    let spread = |v: Vertex| {
+        if v == 49 {
+            MAX_VERTEX
+        } else {
+            v * 80_000_000 + 7
+        }
+    };
+    for directed in [false, true] {
+        let opts = BuildOptions {
+            directed,
+            relabel: true,
+            ..Default::default()
+        };
+        let (dense, _) = Csr::build(EdgeList::from_triples(arcs.clone()), &opts).unwrap();
+        let far = arcs.iter().map(|&(u, v, w)| (spread(u), spread(v), w));
+        let (g, st) = Csr::build(EdgeList::from_triples(far), &opts).unwrap();
+        let ids: Vec<u32> = (0..dense.num_vertices() as Vertex)
+            .map(|v| spread(dense.original_id(v) as Vertex))
+            .collect();
+        assert_eq!(g.original_ids().unwrap(), &ids[..]);
+        assert_eq!(*ids.last().unwrap(), MAX_VERTEX);
+        assert_eq!(st.ids_squeezed, MAX_VERTEX as u64 + 1 - ids.len() as u64);
+        let mut expect = dense.clone();
+        expect.forget_original_ids();
+        let mut got = g;
+        got.forget_original_ids();
+        assert_eq!(got, expect, "directed {directed}");
+    }
 }
 
 #[test]
