@@ -76,6 +76,20 @@ def test_negative_weights():
     assert weald.bellman_ford(h, 0).tolist() == [0.0, 4.0, 1.0]
 
 
+def test_pagerank_that_does_not_converge_raises():
+    # A path converges at rate d: 2 iterations leave it far from tol (networkx raises
+    # PowerIterationFailedConvergence there too); enough iterations pass.
+    g = weald.Graph.from_edges([0, 1, 2], [1, 2, 3], directed=True)
+    with pytest.raises(weald.ConvergenceError) as e:
+        weald.pagerank(g, max_iter=2)
+    assert isinstance(e.value, RuntimeError)
+    assert e.value.iterations == 2 and e.value.l1_change > 1e-6
+    with pytest.raises(weald.ConvergenceError):
+        weald.pagerank(g, max_iter=0)
+    pr = weald.pagerank(g, max_iter=200, tol=1e-9)
+    assert abs(pr.sum() - 1.0) < 1e-9
+
+
 def test_invalid_arguments(small):
     d = weald.Graph.from_edges([0], [1], directed=True)
     for f in (weald.kcore, weald.triangles, weald.triangle_count, weald.mis):

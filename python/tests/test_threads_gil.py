@@ -20,16 +20,25 @@ def run_to_end(threads, hung: str, timeout: float = 120) -> None:
     assert not any(t.is_alive() for t in threads), hung
 
 
+def fixed_pagerank(g, iterations):
+    """Exactly `iterations` PageRank iterations: tol=0 never stops early, and reaching the
+    limit raises ConvergenceError after the work (unless the last change was exactly 0)."""
+    try:
+        weald.pagerank(g, tol=0.0, max_iter=iterations)
+    except weald.ConvergenceError as e:
+        assert e.iterations == iterations
+
+
 def test_two_threads_overlap():
     g = weald.generate.rmat(15, edge_factor=16, seed=5)
-    weald.pagerank(g, tol=0.0, max_iter=3)  # warm up the pool
+    fixed_pagerank(g, 3)  # warm up the pool
     barrier = threading.Barrier(2)
     spans = {}
 
     def work(name):
         barrier.wait()
         t0 = time.perf_counter()
-        weald.pagerank(g, tol=0.0, max_iter=150)  # tol=0: exactly 150 iterations
+        fixed_pagerank(g, 150)
         spans[name] = (t0, time.perf_counter())
 
     threads = [threading.Thread(target=work, args=(k,)) for k in "ab"]
@@ -58,7 +67,7 @@ def test_python_thread_runs_during_call():
     t.start()
     time.sleep(0.01)
     t0 = time.perf_counter()
-    weald.pagerank(g, tol=0.0, max_iter=150)
+    fixed_pagerank(g, 150)
     t1 = time.perf_counter()
     stop.set()
     t.join()

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import generate
 from ._weald import (
+    ConvergenceError,
     DynamicGraph,
     Graph,
     NegativeCycleError,
@@ -45,6 +46,7 @@ from ._weald import (
 )
 
 __all__ = [
+    "ConvergenceError",
     "DynamicGraph",
     "Graph",
     "NegativeCycleError",

@@ -20,6 +20,12 @@ class ParseError(ValueError):
     path: str
     line: int
 
+class ConvergenceError(RuntimeError):
+    """An iterative algorithm (PageRank) reached its iteration limit before its tolerance. Attributes: `iterations` (int) and `l1_change` (float, the change of the last iteration).
+    """
+    iterations: int
+    l1_change: float
+
 class NegativeCycleError(ValueError):
     """Bellman-Ford found a negative-weight cycle reachable from the source (attribute `source`).
     """
@@ -498,7 +504,9 @@ def pagerank(graph: Graph, damping: float = 0.85, tol: float = 1e-6, max_iter: i
         damping: in [0, 1].
         tol: stop when the L1 change of one iteration is below `tol` (networkx stops at
             `n * tol`, so Weald's default is n times tighter).
-        max_iter: iteration cap (no error if reached; the result is the last iterate).
+        max_iter: iteration cap; reaching it before `tol` raises weald.ConvergenceError (a
+            RuntimeError with `.iterations` and `.l1_change`), as networkx raises
+            PowerIterationFailedConvergence.
 
     Returns: float64 array of ranks. The result does not depend on the thread count.
     Raises ValueError for a bad damping or tol. Complexity: O(m) per iteration, parallel.

@@ -714,11 +714,17 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
     if let Some(t) = a.steps {
         params.walk_steps = t;
     }
-    let valid = params.damping > 0.0 && params.damping < 1.0 && params.tol > 0.0;
-    if !valid {
-        return Err(WealdError::Invalid(
-            "--damping must be in (0, 1) and --tol positive".into(),
-        ));
+    if !(params.damping > 0.0 && params.damping < 1.0) {
+        return Err(WealdError::Invalid(format!(
+            "--damping must be in (0, 1) (got {})",
+            params.damping
+        )));
+    }
+    if !(params.tol > 0.0 && params.tol.is_finite()) {
+        return Err(WealdError::Invalid(format!(
+            "--tol must be a finite number above 0 (got {})",
+            params.tol
+        )));
     }
     let (g, load_secs, file) = match &a.data.data {
         Some(dir) => {
@@ -759,6 +765,9 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         if let Some(Err(reason)) = &report.verified {
             obj["verification_error"] = json!(reason);
         }
+        if alg == Algorithm::PageRank {
+            obj["converged"] = json!(report.not_converged.is_none());
+        }
         println!("{obj}");
     } else {
         println!(
@@ -784,6 +793,12 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             Some(Ok(())) => println!("verification: PASS"),
             Some(Err(reason)) => println!("verification: FAIL ({reason})"),
         }
+    }
+    // Values that are not the answer asked for (written to --out all the same, as a
+    // verification failure's are) fail the command.
+    if let Some(why) = &report.not_converged {
+        eprintln!("error: {why}");
+        return Ok(ExitCode::FAILURE);
     }
     Ok(match verified {
         Some(false) => ExitCode::FAILURE,
@@ -853,14 +868,14 @@ fn demo(a: DemoArgs, quiet: bool) -> Result<ExitCode> {
         };
         let r = runner::run(graph, alg, &p)?;
         drop(spin);
-        let ok = matches!(r.verified, Some(Ok(())));
+        let ok = matches!(r.verified, Some(Ok(()))) && r.not_converged.is_none();
         all_ok &= ok;
         rows.push(json!({
             "algorithm": alg.name(),
             "seconds": r.median(),
             "result": r.result,
             "verified": ok,
-            "verification_error": r.verified.and_then(|v| v.err()),
+            "verification_error": r.verified.and_then(|v| v.err()).or(r.not_converged),
         }));
     }
     let spin = Spinner::new(quiet, "streaming");

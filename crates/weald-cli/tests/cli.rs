@@ -153,6 +153,52 @@ fn weighted_algorithm_on_unweighted_graph_is_a_clear_error() {
     assert!(stderr(&o).contains("unknown algorithm"));
 }
 
+/// PageRank that stops at its iteration limit before its tolerance fails the command (the
+/// ranks are still written), and says so; `--json` reports `converged`. It exited 0 with
+/// ranks that did not meet `--tol`, even with `--max-iter 0` (uniform ranks).
+#[test]
+fn pagerank_that_does_not_converge_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write_file(t.path(), "path.txt", &["0 1", "1 2", "2 3"]);
+    let out = t.path().join("pr.tsv");
+    for iters in ["0", "2"] {
+        let o = weald(&[
+            "-q",
+            "run",
+            "pagerank",
+            &f,
+            "--max-iter",
+            iters,
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{iters}: {}", stderr(&o));
+        assert!(stderr(&o).contains("did not converge"), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["converged"], false, "{v}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 4);
+    }
+    let v = json(&weald(&["-q", "run", "pagerank", &f, "--json", "--verify"]));
+    assert_eq!(
+        (&v["converged"], &v["verified"]),
+        (&true.into(), &true.into()),
+        "{v}"
+    );
+    for (opt, says) in [
+        ("--tol=0", "--tol must be a finite number above 0 (got 0)"),
+        (
+            "--tol=inf",
+            "--tol must be a finite number above 0 (got inf)",
+        ),
+        ("--damping=1", "--damping must be in (0, 1) (got 1)"),
+    ] {
+        let o = weald(&["-q", "run", "pagerank", &f, opt]);
+        assert_eq!(o.status.code(), Some(1), "{opt}");
+        assert!(stderr(&o).contains(says), "{opt}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn run_list_names_every_algorithm() {
     let o = weald(&["run", "--list"]);

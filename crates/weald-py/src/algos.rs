@@ -105,7 +105,9 @@ fn betweenness<'py>(
 ///     damping: in [0, 1].
 ///     tol: stop when the L1 change of one iteration is below `tol` (networkx stops at
 ///         `n * tol`, so Weald's default is n times tighter).
-///     max_iter: iteration cap (no error if reached; the result is the last iterate).
+///     max_iter: iteration cap; reaching it before `tol` raises weald.ConvergenceError (a
+///         RuntimeError with `.iterations` and `.l1_change`), as networkx raises
+///         PowerIterationFailedConvergence.
 ///
 /// Returns: float64 array of ranks. The result does not depend on the thread count.
 /// Raises ValueError for a bad damping or tol. Complexity: O(m) per iteration, parallel.
@@ -131,10 +133,21 @@ fn pagerank<'py>(
         tol,
         max_iter,
     };
-    let r = compute_sized(py, t.work(), move || {
-        Ok(with_target!(&t, g => algo::pagerank::run(g, &prm))?.rank)
-    })?;
-    Ok(PyArray1::from_vec(py, r))
+    let out = compute_sized(
+        py,
+        t.work(),
+        move || with_target!(&t, g => algo::pagerank::run(g, &prm)),
+    )?;
+    if !out.converged(tol) {
+        return Err(crate::errors::not_converged(
+            py,
+            "PageRank",
+            out.iterations,
+            out.l1_change,
+            tol,
+        ));
+    }
+    Ok(PyArray1::from_vec(py, out.rank))
 }
 
 /// Connected components (weakly connected for directed graphs), Afforest.

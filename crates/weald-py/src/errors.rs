@@ -7,6 +7,7 @@
 //! | `Parse`, `Format` | `weald.ParseError(ValueError)` with `.path` and `.line` |
 //! | `VertexOutOfRange` | `IndexError` |
 //! | `NegativeCycle` | `weald.NegativeCycleError(ValueError)` with `.source` |
+//! | (PageRank's iteration limit reached) | `weald.ConvergenceError(RuntimeError)` |
 //! | `Invalid`, `WeightMismatch`, `Unsupported` | `ValueError` |
 //! | `OutOfMemory` | `MemoryError` |
 //! | `Unavailable` | `RuntimeError` |
@@ -24,6 +25,13 @@ pyo3::create_exception!(
     PyValueError,
     "Malformed graph input. Attributes: `path` (str) and `line` (1-based int; 0 when the \
      fault is not tied to a line, e.g. a damaged binary file)."
+);
+pyo3::create_exception!(
+    weald,
+    ConvergenceError,
+    PyRuntimeError,
+    "An iterative algorithm (PageRank) reached its iteration limit before its tolerance. \
+     Attributes: `iterations` (int) and `l1_change` (float, the change of the last iteration)."
 );
 pyo3::create_exception!(
     weald,
@@ -60,6 +68,27 @@ fn os_error(py: Python<'_>, path: Option<&Path>, source: &std::io::Error, msg: S
         }
         _ => PyOSError::new_err(msg),
     }
+}
+
+/// `weald.ConvergenceError` for an iteration stopped by its limit.
+pub fn not_converged(py: Python<'_>, what: &str, iterations: usize, l1: f64, tol: f64) -> PyErr {
+    with_attrs(
+        py,
+        ConvergenceError::new_err(format!(
+            "{what} did not converge: the L1 change of the last of {iterations} iterations is \
+             {l1:e}, not below tol={tol:e} (raise max_iter or tol)"
+        )),
+        &[
+            (
+                "iterations",
+                iterations.into_pyobject(py).unwrap().into_any().unbind(),
+            ),
+            (
+                "l1_change",
+                l1.into_pyobject(py).unwrap().into_any().unbind(),
+            ),
+        ],
+    )
 }
 
 /// Convert a Weald error into the matching Python exception (see the module table).

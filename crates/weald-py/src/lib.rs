@@ -45,6 +45,10 @@ fn _weald(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
     m.add(
+        "ConvergenceError",
+        py.get_type::<errors::ConvergenceError>(),
+    )?;
+    m.add(
         "NegativeCycleError",
         py.get_type::<errors::NegativeCycleError>(),
     )?;

@@ -193,6 +193,9 @@ pub struct Report {
     pub result: Option<f64>,
     /// `None` when not verified; `Some(Err(reason))` when verification failed.
     pub verified: Option<std::result::Result<(), String>>,
+    /// Why the values may not be the answer asked for, though the run completed: PageRank
+    /// stopped by `max_iter` before its L1 change fell below `tol`.
+    pub not_converged: Option<String>,
 }
 
 impl Report {
@@ -331,6 +334,7 @@ fn run_typed<G: InGraph>(
 ) -> Result<Report> {
     let trials = p.trials.max(1);
     let mut times = Vec::with_capacity(trials);
+    let mut not_converged = None;
     let (values, result, verified) = match alg {
         // The trials compute what is reported, the hop distances; the tree the verifier checks
         // them with is built afterwards, untimed (as for sssp below).
@@ -376,6 +380,14 @@ fn run_typed<G: InGraph>(
             };
             let out = repeat(trials, &mut times, |_| algo::pagerank::run(g, &prm))?;
             let ver = p.verify.then(|| algo::pagerank::verify(g, &out, &prm));
+            if !out.converged(prm.tol) {
+                not_converged = Some(format!(
+                    "PageRank did not converge: the L1 change of the last of {} iterations is \
+                     {:e}, not below the tolerance {:e} (raise the iteration limit or the \
+                     tolerance)",
+                    out.iterations, out.l1_change, prm.tol
+                ));
+            }
             let iters = out.iterations as f64;
             (Values::Float(out.rank), Some(iters), ver)
         }
@@ -482,5 +494,6 @@ fn run_typed<G: InGraph>(
         values,
         result,
         verified,
+        not_converged,
     })
 }

@@ -75,6 +75,14 @@ pub struct Output {
     pub l1_change: f64,
 }
 
+impl Output {
+    /// Whether the iteration stopped by the tolerance `tol` (the L1 change of its last
+    /// iteration below it, or none at all), not by running out of iterations.
+    pub fn converged(&self, tol: f64) -> bool {
+        self.l1_change < tol || self.l1_change == 0.0
+    }
+}
+
 /// Relative rounding error of a contribution stored as `f32` (2⁻²⁴).
 const F32_ROUNDING: f64 = f32::EPSILON as f64 / 2.0;
 
@@ -363,6 +371,9 @@ mod tests {
         .unwrap();
         assert_eq!(stop.iterations, 2);
         assert!(stop.l1_change > 1e-6);
+        assert!(!stop.converged(1e-6));
+        let done = run(&csr(3, &[(0, 1), (1, 2)], true), &Params::default()).unwrap();
+        assert!(done.converged(1e-6) && done.iterations < 100, "{done:?}");
         assert!(
             verify(&csr(3, &[(0, 1), (1, 2)], true), &stop, &Params::default()).is_err(),
             "not converged"
