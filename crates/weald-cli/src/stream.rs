@@ -6,7 +6,7 @@ use crate::progress::Spinner;
 use clap::Args;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -378,29 +378,47 @@ fn open_or_create(
 /// A source of `(input line, update)` pairs.
 type Source<W> = Box<dyn Iterator<Item = Result<(u64, Update<W>)>>>;
 
-fn update_lines<W: Weight>(path: &Path) -> Result<Source<W>> {
+/// The lines of an input file numbered from 1, without their `\n` or `\r\n`: decompressed if
+/// gzip (as every graph reader does), standard input for `-`. A line that is not UTF-8 is an
+/// error naming it.
+fn numbered_lines(path: &Path) -> Result<impl Iterator<Item = Result<(u64, String)>>> {
     let reader: Box<dyn BufRead> = if path == Path::new("-") {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            File::open(path).map_err(|e| WealdError::io(path, e))?,
-        ))
+        let src = weald::io::text::Source::open(path)?;
+        Box::new(BufReader::with_capacity(1 << 20, src.into_reader()))
     };
     let path = path.to_path_buf();
-    Ok(Box::new(reader.lines().enumerate().filter_map(
-        move |(i, l)| {
-            let line = i as u64 + 1;
-            match l {
-                Err(e) => Some(Err(WealdError::io(&path, e))),
-                Ok(text) => match Update::<W>::parse(&text) {
-                    Ok(Some(u)) => Some(Ok((line, u))),
-                    Ok(None) => None,
-                    Err(m) => Some(Err(WealdError::parse(&path, line, m))),
-                },
-            }
-        },
-    )))
+    Ok(reader.split(b'\n').enumerate().map(move |(i, l)| {
+        let line = i as u64 + 1;
+        let mut bytes = l.map_err(|e| WealdError::io(&path, e))?;
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        String::from_utf8(bytes).map(|s| (line, s)).map_err(|e| {
+            let at = e.utf8_error().valid_up_to() + 1;
+            WealdError::parse(
+                &path,
+                line,
+                format!("byte {at} of the line is not UTF-8 text"),
+            )
+        })
+    }))
+}
+
+fn update_lines<W: Weight>(path: &Path) -> Result<Source<W>> {
+    let path_buf = path.to_path_buf();
+    Ok(Box::new(numbered_lines(path)?.filter_map(move |l| {
+        let (line, text) = match l {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        match Update::<W>::parse(&text) {
+            Ok(Some(u)) => Some(Ok((line, u))),
+            Ok(None) => None,
+            Err(m) => Some(Err(WealdError::parse(&path_buf, line, m))),
+        }
+    })))
 }
 
 /// A timestamped edge list in time order (stable for equal times), as insertions, with
@@ -411,11 +429,9 @@ fn temporal_updates<W: Weight>(
     window: Option<f64>,
     directed: bool,
 ) -> Result<Source<W>> {
-    let f = File::open(path).map_err(|e| WealdError::io(path, e))?;
     let mut rows: Vec<(f64, u64, Vertex, Vertex, W)> = Vec::new();
-    for (i, l) in BufReader::new(f).lines().enumerate() {
-        let line = i as u64 + 1;
-        let text = l.map_err(|e| WealdError::io(path, e))?;
+    for l in numbered_lines(path)? {
+        let (line, text) = l?;
         let t = text.trim();
         if t.is_empty() || t.starts_with('#') || t.starts_with('%') {
             continue;

@@ -570,6 +570,67 @@ fn stream_then_recover_versions_export_info_and_run_on_the_data_directory() {
     assert_eq!(v["edges"], 4);
 }
 
+/// Update and temporal files may be gzipped, as every graph file may (they were read as
+/// text, and failed with "stream did not contain valid UTF-8" and no line); a line that is
+/// not UTF-8 is an error naming its line.
+#[test]
+fn stream_reads_gzipped_inputs_and_names_a_non_utf8_line() {
+    use std::io::Write;
+    let t = tempfile::tempdir().unwrap();
+    let gz = |name: &str, text: &[u8]| {
+        let p = t.path().join(name);
+        let mut e = flate2::write::GzEncoder::new(
+            std::fs::File::create(&p).unwrap(),
+            flate2::Compression::default(),
+        );
+        e.write_all(text).unwrap();
+        e.finish().unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let ups = gz("u.txt.gz", b"+ 0 1\r\n+ 1 2\n- 0 1\n+ 2 3\n");
+    let tf = gz("t.csv.gz", b"src,dst,time\n0,1,5\n1,2,6\n");
+    for (i, input) in [("--updates", &ups), ("--temporal", &tf)]
+        .into_iter()
+        .enumerate()
+    {
+        let d = t.path().join(format!("d{i}"));
+        let o = weald(&[
+            "-q",
+            "stream",
+            "--data",
+            d.to_str().unwrap(),
+            input.0,
+            input.1,
+        ]);
+        assert!(o.status.success(), "{input:?}: {}", stderr(&o));
+        let v = json(&weald(&[
+            "-q",
+            "info",
+            "--data",
+            d.to_str().unwrap(),
+            "--json",
+        ]));
+        assert_eq!(v["edges"], 2, "{input:?}: {v}");
+    }
+    let bad = t.path().join("bad.txt");
+    std::fs::write(&bad, b"+ 0 1\n+ 1 \xff2\n").unwrap();
+    let d = t.path().join("bad.d");
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d.to_str().unwrap(),
+        "--updates",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad.txt:2") && stderr(&o).contains("byte 5 of the line is not UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn stream_bad_input_is_a_clear_error_with_file_and_line() {
     let t = tempfile::tempdir().unwrap();
@@ -719,7 +780,8 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
         dir.to_str().unwrap(),
         "--json",
     ]));
-    assert_eq!(v["edges"], 4, "base and the fixed file: {v}");
+    // 0-1 and 1-2 from the base, 1-2 again and 3-1 from the file.
+    assert_eq!(v["edges"], 3, "base and the fixed file: {v}");
     // On a directory that holds a graph, a bad file leaves it as it was.
     let o = weald(&[
         "-q",
@@ -737,7 +799,7 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
         dir.to_str().unwrap(),
         "--json",
     ]));
-    assert_eq!(w["edges"], 4, "a bad file changed the store: {w}");
+    assert_eq!(w["edges"], 3, "a bad file changed the store: {w}");
     assert_eq!(
         w["version"], v["version"],
         "a bad file committed updates: {w}"

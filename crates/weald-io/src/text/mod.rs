@@ -109,6 +109,13 @@ impl Source {
     }
 }
 
+impl Source {
+    /// The decompressed bytes, for a reader of its own.
+    pub fn into_reader(self) -> Box<dyn Read + Send> {
+        self.reader
+    }
+}
+
 /// The fraction of an input's bytes read so far (of the compressed bytes for gzip).
 #[derive(Clone)]
 pub struct ReadFraction {
