@@ -342,7 +342,7 @@ impl LoadArgs {
             build_seconds,
         } = loaded;
         let t = Instant::now();
-        let spin = Spinner::new(quiet, "building C-trees");
+        let spin = (backend == Backend::CTree).then(|| Spinner::new(quiet, "building C-trees"));
         let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b)?;
         drop(spin);
         Ok(LoadedGraph {
@@ -430,7 +430,7 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
             a.scale
         )));
     }
-    let format = out_format(&a.out, a.format.as_deref())?;
+    let format = out_format(&a.out, a.format.as_deref(), "--format")?;
     // Refuse up front what cannot fit, rather than be killed part way (scale 31 with no edges
     // at all needs 24 GiB), and a bad weight range before any work.
     let weights = a
@@ -488,12 +488,14 @@ fn generate(a: GenerateArgs, quiet: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn out_format(path: &Path, given: Option<&str>) -> Result<Format> {
+/// The output format: `given` (the command's `flag`), else by `path`'s extension.
+pub(crate) fn out_format(path: &Path, given: Option<&str>, flag: &str) -> Result<Format> {
     match given {
         Some(f) => f.parse::<Format>().map_err(WealdError::Invalid),
         None => Format::from_path(path).ok_or_else(|| {
             WealdError::Invalid(format!(
-                "{}: cannot tell the output format from the extension; use --format",
+                "{}: cannot tell the output format from the extension (.txt, .el, .adj, .wgb, \
+                 with .gz for text); name it with {flag}",
                 path.display()
             ))
         }),
@@ -519,7 +521,7 @@ fn convert(mut a: ConvertArgs, quiet: bool) -> Result<ExitCode> {
         a.load.undirected = true;
         a.load.directed = false;
     }
-    let format = out_format(&a.output, a.to.as_deref())?;
+    let format = out_format(&a.output, a.to.as_deref(), "--to")?;
     let (loaded, _) = a.load.load(&a.input, quiet)?;
     let spin = Spinner::new(quiet, "writing");
     weald::io::save(&loaded.graph, &a.output, Some(format))?;

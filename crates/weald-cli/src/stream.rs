@@ -176,6 +176,12 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
             "--rate must be a finite number of updates per second, at least {MIN_RATE:?} (got {r:?})"
         )));
     }
+    if a.window.is_some() && a.temporal.is_none() {
+        // clap's `requires` does not hold it against --updates (it conflicts with --temporal).
+        return Err(WealdError::Invalid(
+            "--window slides over a --temporal file's times; update lines have none".into(),
+        ));
+    }
     if let Some(w) = a.window.filter(|w| !(w.is_finite() && *w >= 0.0)) {
         return Err(WealdError::Invalid(format!(
             "--window must be a finite time >= 0 in the file's units (got {w:?})"
@@ -864,7 +870,7 @@ pub fn export(a: ExportArgs, quiet: bool) -> Result<ExitCode> {
         .clone()
         .ok_or_else(|| WealdError::Invalid("--data is required".into()))?;
     let (_, g, _) = a.data.graph(&dir, quiet)?;
-    let format = crate::commands::out_format(&a.out, a.format.as_deref())?;
+    let format = crate::commands::out_format(&a.out, a.format.as_deref(), "--format")?;
     weald::io::save(&g.to_csr(), &a.out, Some(format))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -128,6 +128,21 @@ fn run_verifies_and_writes_values_in_user_ids() {
     assert_eq!(lines.len(), 7115);
     assert_eq!(lines[0], "3\t0", "the source has depth 0");
     assert!(lines.iter().all(|l| l.split('\t').count() == 2));
+    // An id the file does not use is named as such (it was "out of range" of 7115 vertices).
+    let o = weald(&[
+        "-q",
+        "run",
+        "bfs",
+        &data("static/wiki-Vote.txt"),
+        "--source",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("vertex 0 does not occur in the graph (its 7115 vertices keep the file's ids, from 3 to 8297)"),
+        "{}",
+        stderr(&o)
+    );
     let v = json(&weald(&[
         "-q",
         "run",
@@ -708,6 +723,10 @@ fn stream_refuses_bad_options_and_ids_before_committing_anything() {
             "--query-every",
         ),
         (&["--chunk-b", "0"], "--chunk-b"),
+        (
+            &["--window", "5"],
+            "--window slides over a --temporal file's times",
+        ),
         (&["--max-wait=-1"], "--max-wait"),
     ]
     .into_iter()

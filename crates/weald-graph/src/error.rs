@@ -30,6 +30,18 @@ pub enum WealdError {
     /// A vertex id outside `0..n`.
     #[error("vertex {vertex} out of range (graph has {num_vertices} vertices)")]
     VertexOutOfRange { vertex: u64, num_vertices: u64 },
+    /// A user id that no vertex has, in a graph whose vertices keep the ids of its file
+    /// (relabelled: the ids in use, not `0..n`).
+    #[error(
+        "vertex {vertex} does not occur in the graph (its {num_vertices} vertices keep the \
+         file's ids, from {first} to {last})"
+    )]
+    NoSuchVertex {
+        vertex: u64,
+        num_vertices: u64,
+        first: u64,
+        last: u64,
+    },
     /// An argument or combination of arguments that is not allowed.
     #[error("{0}")]
     Invalid(String),

@@ -216,17 +216,24 @@ impl AnyGraph {
 
     /// The internal id of the user's vertex `id`, or an error naming it.
     pub fn internal_id(&self, id: u64) -> weald_graph::Result<Vertex> {
-        let found = match self.original_ids() {
+        match self.original_ids() {
             Some(ids) => u32::try_from(id)
                 .ok()
                 .and_then(|x| ids.binary_search(&x).ok())
-                .map(|i| i as Vertex),
-            None => (id < self.num_vertices() as u64).then_some(id as Vertex),
-        };
-        found.ok_or(weald_graph::WealdError::VertexOutOfRange {
-            vertex: id,
-            num_vertices: self.num_vertices() as u64,
-        })
+                .map(|i| i as Vertex)
+                .ok_or(weald_graph::WealdError::NoSuchVertex {
+                    vertex: id,
+                    num_vertices: ids.len() as u64,
+                    first: ids.first().map_or(0, |&x| x as u64),
+                    last: ids.last().map_or(0, |&x| x as u64),
+                }),
+            None => (id < self.num_vertices() as u64)
+                .then_some(id as Vertex)
+                .ok_or(weald_graph::WealdError::VertexOutOfRange {
+                    vertex: id,
+                    num_vertices: self.num_vertices() as u64,
+                }),
+        }
     }
 
     /// Out-degrees of all vertices.
