@@ -8,6 +8,7 @@ mod stream;
 
 use clap::Parser;
 use std::process::ExitCode;
+use weald::graph::parallel;
 
 // C-tree batches allocate and free many small nodes and chunks, from several threads; glibc's
 // allocator spends a large share of that time consolidating free lists (see docs/benchmarks.md).
@@ -47,8 +48,14 @@ fn main() -> ExitCode {
     } else {
         purge::return_freed_memory();
     }
-    if cli.threads == Some(0) {
-        eprintln!("error: --threads must be at least 1");
+    if let Some(t) = cli
+        .threads
+        .filter(|&t| !(1..=parallel::MAX_THREADS).contains(&t))
+    {
+        eprintln!(
+            "error: --threads must be in 1..={} (got {t})",
+            parallel::MAX_THREADS
+        );
         return ExitCode::from(2);
     }
     let (cmd, quiet) = (cli.command, cli.quiet);

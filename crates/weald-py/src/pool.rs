@@ -105,9 +105,10 @@ where
 #[pyfunction]
 pub fn set_num_threads(py: Python<'_>, k: crate::convert::Int) -> PyResult<()> {
     let k: i64 = k.get("the number of threads")?;
-    if !(1..=4096).contains(&k) {
+    let max = weald_graph::parallel::MAX_THREADS as i64;
+    if !(1..=max).contains(&k) {
         return Err(PyValueError::new_err(format!(
-            "number of threads must be in 1..=4096, got {k}"
+            "number of threads must be in 1..={max}, got {k}"
         )));
     }
     let p = py.detach(|| build(k as usize))?;
