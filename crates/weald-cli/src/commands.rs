@@ -523,6 +523,19 @@ fn convert(mut a: ConvertArgs, quiet: bool) -> Result<ExitCode> {
     }
     let format = out_format(&a.output, a.to.as_deref(), "--to")?;
     let (loaded, _) = a.load.load(&a.input, quiet)?;
+    if let (Format::Ligra, Some(ids)) = (format, loaded.graph.original_ids()) {
+        // Not silenced by --quiet: the output no longer says which vertex is which.
+        eprintln!(
+            "warning: {}: a Ligra file has no id map, so its {} vertices are numbered 0 to {} \
+             instead of the input's ids ({} to {}); --keep-ids writes the input's ids (the \
+             unused ones as isolated vertices), an edge list or .wgb keeps them as they are",
+            a.output.display(),
+            ids.len(),
+            ids.len().saturating_sub(1),
+            ids.first().copied().unwrap_or(0),
+            ids.last().copied().unwrap_or(0)
+        );
+    }
     let spin = Spinner::new(quiet, "writing");
     weald::io::save(&loaded.graph, &a.output, Some(format))?;
     drop(spin);

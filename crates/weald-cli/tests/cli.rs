@@ -216,6 +216,31 @@ fn pagerank_that_does_not_converge_fails() {
 
 /// `--threads` is at least 1 and at most 1024 (5000 threads on 2 cores had not finished a
 /// 3-edge graph after a minute).
+/// Converting a graph whose ids were relabelled to Ligra (no id map) warns that the ids
+/// change; with --keep-ids, or to an edge list, nothing is lost and nothing is said.
+#[test]
+fn converting_relabelled_ids_to_ligra_warns() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write_file(t.path(), "ids.txt", &["10 20", "20 30"]);
+    let adj = t.path().join("ids.adj");
+    let o = weald(&["-q", "convert", &f, adj.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("numbered 0 to 2 instead of the input's ids (10 to 30)"),
+        "{}",
+        stderr(&o)
+    );
+    let el = t.path().join("ids.el");
+    for (out, extra) in [(&adj, "--keep-ids"), (&el, "-q")] {
+        let o = weald(&["-q", "convert", &f, out.to_str().unwrap(), extra]);
+        assert!(
+            o.status.success() && stderr(&o).is_empty(),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
 #[test]
 fn threads_out_of_range_are_refused() {
     let t = tempfile::tempdir().unwrap();
