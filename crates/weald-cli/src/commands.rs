@@ -622,6 +622,7 @@ fn graph_stats(g: &AnyGraph) -> serde_json::Value {
     let mut obj = json!({
         "backend": g.backend(),
         "vertices": n,
+        "present_vertices": g.num_present_vertices(),
         "edges": g.num_edges(),
         "arcs": g.num_arcs(),
         "directed": g.is_directed(),

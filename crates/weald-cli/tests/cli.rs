@@ -241,6 +241,47 @@ fn converting_relabelled_ids_to_ligra_warns() {
     }
 }
 
+/// A data directory's graph keeps the id space up to its largest id, so a deleted vertex
+/// below it is an id without a vertex: `info` reports `present_vertices` beside `vertices`,
+/// and a query from it is refused (BFS had run from the deleted vertex).
+#[test]
+fn a_deleted_vertex_is_not_a_source() {
+    let t = tempfile::tempdir().unwrap();
+    let base = write_file(t.path(), "base.txt", &["0 1", "1 2", "2 3"]);
+    let ups = write_file(t.path(), "u.txt", &["-v 1"]);
+    let d = t.path().join("d");
+    let ds = d.to_str().unwrap();
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        ds,
+        "--base",
+        &base,
+        "--updates",
+        &ups,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+    assert_eq!(
+        (&v["vertices"], &v["present_vertices"]),
+        (&4.into(), &3.into()),
+        "{v}"
+    );
+    assert_eq!(v["edges"], 1, "{v}");
+    let o = weald(&["-q", "run", "bfs", "--data", ds, "--source", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("vertex 1 is not in the graph (deleted, or never inserted)"),
+        "{}",
+        stderr(&o)
+    );
+    let v = json(&weald(&[
+        "-q", "run", "bfs", "--data", ds, "--source", "2", "--json",
+    ]));
+    assert_eq!(v["result"], 2.0, "{v}");
+}
+
 #[test]
 fn threads_out_of_range_are_refused() {
     let t = tempfile::tempdir().unwrap();

@@ -42,6 +42,10 @@ pub enum WealdError {
         first: u64,
         last: u64,
     },
+    /// An id within a dynamic graph's id space that holds no vertex (deleted, or never
+    /// inserted: the space runs to the largest id ever present).
+    #[error("vertex {vertex} is not in the graph (deleted, or never inserted)")]
+    VertexAbsent { vertex: u64 },
     /// An argument or combination of arguments that is not allowed.
     #[error("{0}")]
     Invalid(String),

@@ -5,7 +5,7 @@
 //! | `Io` (not found) | `FileNotFoundError` (`OSError` picks the subclass from errno) |
 //! | `Io`, `RawIo` | `OSError` with errno and filename |
 //! | `Parse`, `Format` | `weald.ParseError(ValueError)` with `.path` and `.line` |
-//! | `VertexOutOfRange`, `NoSuchVertex` | `IndexError` |
+//! | `VertexOutOfRange`, `NoSuchVertex`, `VertexAbsent` | `IndexError` |
 //! | `NegativeCycle` | `weald.NegativeCycleError(ValueError)` with `.source` |
 //! | (PageRank's iteration limit reached) | `weald.ConvergenceError(RuntimeError)` |
 //! | `Invalid`, `WeightMismatch`, `Unsupported` | `ValueError` |
@@ -119,9 +119,9 @@ pub fn to_pyerr(py: Python<'_>, e: WealdError) -> PyErr {
                 ],
             )
         }
-        WealdError::VertexOutOfRange { .. } | WealdError::NoSuchVertex { .. } => {
-            PyIndexError::new_err(msg)
-        }
+        WealdError::VertexOutOfRange { .. }
+        | WealdError::NoSuchVertex { .. }
+        | WealdError::VertexAbsent { .. } => PyIndexError::new_err(msg),
         WealdError::NegativeCycle { source_vertex } => with_attrs(
             py,
             NegativeCycleError::new_err(msg),

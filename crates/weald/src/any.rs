@@ -198,6 +198,17 @@ impl AnyGraph {
         }
     }
 
+    /// The vertices present: all `num_vertices()` ids of a CSR; a C-tree snapshot's id space
+    /// (`1 +` the largest id present) may hold ids deleted or never inserted.
+    pub fn num_present_vertices(&self) -> usize {
+        match self {
+            AnyGraph::Csr(c) => c.num_vertices(),
+            AnyGraph::CTree(AnyFlat::Unweighted(f), _) => f.graph().num_present_vertices(),
+            AnyGraph::CTree(AnyFlat::Int(f), _) => f.graph().num_present_vertices(),
+            AnyGraph::CTree(AnyFlat::Float(f), _) => f.graph().num_present_vertices(),
+        }
+    }
+
     /// The user's id of every internal vertex, if ids were relabelled.
     pub fn original_ids(&self) -> Option<&[u32]> {
         match self {
@@ -227,12 +238,26 @@ impl AnyGraph {
                     first: ids.first().map_or(0, |&x| x as u64),
                     last: ids.last().map_or(0, |&x| x as u64),
                 }),
-            None => (id < self.num_vertices() as u64)
-                .then_some(id as Vertex)
-                .ok_or(weald_graph::WealdError::VertexOutOfRange {
+            None if id >= self.num_vertices() as u64 => {
+                Err(weald_graph::WealdError::VertexOutOfRange {
                     vertex: id,
                     num_vertices: self.num_vertices() as u64,
-                }),
+                })
+            }
+            None => {
+                let v = id as Vertex;
+                let present = match self {
+                    AnyGraph::Csr(_) => true,
+                    AnyGraph::CTree(AnyFlat::Unweighted(f), _) => f.has_vertex(v),
+                    AnyGraph::CTree(AnyFlat::Int(f), _) => f.has_vertex(v),
+                    AnyGraph::CTree(AnyFlat::Float(f), _) => f.has_vertex(v),
+                };
+                if present {
+                    Ok(v)
+                } else {
+                    Err(weald_graph::WealdError::VertexAbsent { vertex: id })
+                }
+            }
         }
     }
 
