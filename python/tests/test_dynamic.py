@@ -53,6 +53,10 @@ def test_snapshot_isolation():
             assert s2.version == dg.version > v1
             assert s2.num_vertices == 9 and s2.num_edges == 3
             assert weald.bfs(s2, 0).tolist() == [0, -1, -1, 2, 1, -1, -1, -1, -1]
+            # Ids below the largest that hold no vertex are not sources.
+            for absent in (1, 5):  # deleted, never inserted
+                with pytest.raises(IndexError, match="not in the graph"):
+                    weald.bfs(s2, absent)
     assert s1.released and s2.released
     with pytest.raises(ValueError, match="released"):
         weald.bfs(s1, 0)

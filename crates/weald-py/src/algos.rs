@@ -11,8 +11,30 @@ use pyo3::types::PyTuple;
 use weald_algo as algo;
 use weald_graph::{DistValue, Vertex, NO_VERTEX};
 
+/// A source vertex: in range, and on a snapshot a vertex present (a snapshot's ids run to
+/// the largest present; one below it may be deleted or never inserted).
 fn source_of(t: &Target, source: Int) -> PyResult<Vertex> {
-    source.vertex(Some(t.num_vertices()))
+    let v = source.vertex(Some(t.num_vertices()))?;
+    let present = match t {
+        Target::Static(a) => match &**a {
+            weald::AnyGraph::Csr(_) => true,
+            weald::AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => f.has_vertex(v),
+            weald::AnyGraph::CTree(weald::AnyFlat::Int(f), _) => f.has_vertex(v),
+            weald::AnyGraph::CTree(weald::AnyFlat::Float(f), _) => f.has_vertex(v),
+        },
+        Target::Snap(s) => match &**s {
+            crate::graph::SnapData::Unweighted(_, f) => f.has_vertex(v),
+            crate::graph::SnapData::Int(_, f) => f.has_vertex(v),
+            crate::graph::SnapData::Float(_, f) => f.has_vertex(v),
+        },
+    };
+    if present {
+        Ok(v)
+    } else {
+        Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "vertex {v} is not in the graph (deleted, or never inserted)"
+        )))
+    }
 }
 
 fn parent_array(p: &[Vertex]) -> Vec<i64> {
