@@ -789,7 +789,8 @@ fn binary_id_map_and_weights_are_checked() {
     save(&g.into(), &p, None).unwrap();
     let bytes = std::fs::read(&p).unwrap();
     load(&p, &LoadOptions::default()).unwrap();
-    let cases: [(&str, Box<dyn Fn(&mut [u8])>, u32); 4] = [
+    type Edit = Box<dyn Fn(&mut [u8])>;
+    let cases: [(&str, Edit, u32); 4] = [
         (
             "not strictly increasing: vertex 3 has id 17, vertex 4 id 17",
             Box::new(|ids| {

@@ -271,8 +271,10 @@ fn binary_files_honour_direction_weight_and_loop_options() {
             got.iter_mut().for_each(|x| x.2 = 1.0);
             assert_eq!(got, want, "{name}: unweighted");
         } else {
-            let mut o = LoadOptions::default();
-            o.weighted = Some(true);
+            let o = LoadOptions {
+                weighted: Some(true),
+                ..Default::default()
+            };
             let e = load(&p, &o).unwrap_err().to_string();
             assert!(e.contains("no weights"), "{name}: {e}");
         }
