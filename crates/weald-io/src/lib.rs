@@ -348,7 +348,10 @@ fn read_edges_unchecked(path: &Path, opts: &LoadOptions, format: Format) -> Resu
 
 /// Parse a file and build its CSR. A binary file is loaded as stored (`build_seconds` 0)
 /// unless `directed`, `weighted` or `drop_self_loops` ask for a graph it is not: it is then
-/// rebuilt from its arcs ([`reshape_binary`]).
+/// rebuilt from its arcs, its id map kept (`directed: Some(false)` symmetrises, merging the
+/// two directions of an edge by `dedup`; `Some(true)` makes each undirected edge two arcs;
+/// `weighted: Some(false)` drops the weights; `Some(true)` on an unweighted file is an
+/// error). `dedup` and `relabel` alone rebuild nothing.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Loaded> {
     let format = resolve_format(path, opts)?;
     let t0 = Instant::now();
