@@ -314,6 +314,12 @@ impl LoadArgs {
     }
 
     pub(crate) fn load(&self, path: &Path, quiet: bool) -> Result<(weald::io::Loaded, f64)> {
+        if path.is_dir() {
+            return Err(WealdError::Invalid(format!(
+                "{}: a directory, not a graph file (a data directory is read with --data)",
+                path.display()
+            )));
+        }
         let opts = self.options(quiet, path)?;
         let t = Instant::now();
         let loaded = weald::io::load(path, &opts)?;

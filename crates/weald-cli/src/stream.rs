@@ -466,9 +466,14 @@ fn temporal_updates<W: Weight>(
             .filter(|x: &f64| x.is_finite())
             .ok_or_else(|| bad(format!("`{time}` is not a time")))?;
         let w = match w {
-            Some(x) if W::WEIGHTED => {
-                W::parse(x).ok_or_else(|| bad(format!("`{x}` is not an {} weight", W::NAME)))?
-            }
+            Some(x) if W::WEIGHTED => W::parse(x).ok_or_else(|| {
+                let hint = if W::NAME == "i32" && <f64 as Weight>::parse(x).is_some() {
+                    " (the store's weights are i32; a new store takes --weight-type f64)"
+                } else {
+                    ""
+                };
+                bad(format!("`{x}` is not an {} weight{hint}", W::NAME))
+            })?,
             _ if W::WEIGHTED => W::parse("1").unwrap_or_default(),
             _ => W::default(),
         };

@@ -282,6 +282,38 @@ fn a_deleted_vertex_is_not_a_source() {
     assert_eq!(v["result"], 2.0, "{v}");
 }
 
+/// A directory given as the graph file, and a fractional weight in a temporal file read into
+/// an i32 store, get errors that say what to do.
+#[test]
+fn errors_point_to_the_option_that_fixes_them() {
+    let t = tempfile::tempdir().unwrap();
+    let o = weald(&["-q", "info", t.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("a directory, not a graph file (a data directory is read with --data)"),
+        "{}",
+        stderr(&o)
+    );
+    let tf = write_file(t.path(), "t.txt", &["0 1 2.5 10"]);
+    let d = t.path().join("d");
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        d.to_str().unwrap(),
+        "--temporal",
+        &tf,
+        "--weighted",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("t.txt:1")
+            && stderr(&o).contains("a new store takes --weight-type f64"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn threads_out_of_range_are_refused() {
     let t = tempfile::tempdir().unwrap();

@@ -272,6 +272,12 @@ pub fn read_with_meta(
     let mut head = [0u8; HEADER];
     let hl = (file_len as usize).min(HEADER);
     read_at(&f, path, 0, &mut head[..hl])?;
+    if head[..2] == [0x1f, 0x8b] {
+        return Err(fmt_err(
+            path,
+            "gzip-compressed: decompress it first (binary graphs are read as they lie on disk)",
+        ));
+    }
     if head[..8] != MAGIC {
         return Err(fmt_err(
             path,

@@ -838,6 +838,16 @@ fn wrong_magic() {
     // A text file named .wgb.
     std::fs::write(&p, b"1 2\n2 3\n").unwrap();
     assert!(format_err(&p).contains("magic"));
+    // A gzipped binary graph says so (the magic bytes it named were gzip's).
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    z.write_all(&std::fs::read(binary_file(&dir)).unwrap())
+        .unwrap();
+    std::fs::write(&p, z.finish().unwrap()).unwrap();
+    let msg = format_err(&p);
+    assert!(
+        msg.contains("gzip-compressed: decompress it first"),
+        "{msg}"
+    );
 }
 
 #[test]
