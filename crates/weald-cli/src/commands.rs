@@ -572,6 +572,7 @@ pub struct InfoArgs {
 }
 
 fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
+    a.data.check()?;
     if let Some(dir) = &a.data.data {
         let (version, g, secs) = a.data.graph(dir, quiet)?;
         let mut obj = graph_stats(&g);
@@ -748,6 +749,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             params.tol
         )));
     }
+    a.data.check()?;
     let (g, load_secs, file) = match &a.data.data {
         Some(dir) => {
             let (_, g, secs) = a.data.graph(dir, quiet)?;

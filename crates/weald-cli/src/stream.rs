@@ -35,6 +35,17 @@ pub struct DataArgs {
 }
 
 impl DataArgs {
+    /// `--version` belongs to `--data` (clap's `requires` does not hold it in a flattened
+    /// group: `info FILE --version 3` read FILE and ignored it).
+    pub fn check(&self) -> Result<()> {
+        if self.version.is_some() && self.data.is_none() {
+            return Err(WealdError::Invalid(
+                "--version picks a version of a data directory: it needs --data DIR".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Open the directory and take the graph of the chosen version.
     pub fn graph(&self, dir: &Path, quiet: bool) -> Result<(u64, AnyGraph, f64)> {
         let t = Instant::now();

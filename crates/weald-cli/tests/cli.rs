@@ -294,6 +294,21 @@ fn errors_point_to_the_option_that_fixes_them() {
         "{}",
         stderr(&o)
     );
+    let g = write_file(t.path(), "g.txt", &["0 1"]);
+    for cmd in ["info", "run"] {
+        let mut args = vec!["-q", cmd];
+        if cmd == "run" {
+            args.push("bfs");
+        }
+        args.extend([g.as_str(), "--version", "3"]);
+        let o = weald(&args);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(
+            stderr(&o).contains("--version picks a version of a data directory"),
+            "{}",
+            stderr(&o)
+        );
+    }
     let tf = write_file(t.path(), "t.txt", &["0 1 2.5 10"]);
     let d = t.path().join("d");
     let o = weald(&[
