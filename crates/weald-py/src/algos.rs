@@ -13,27 +13,17 @@ use weald_graph::{DistValue, Vertex, NO_VERTEX};
 
 /// A source vertex: in range, and on a snapshot a vertex present (a snapshot's ids run to
 /// the largest present; one below it may be deleted or never inserted).
-fn source_of(t: &Target, source: Int) -> PyResult<Vertex> {
+fn source_of(py: Python<'_>, t: &Target, source: Int) -> PyResult<Vertex> {
     let v = source.vertex(Some(t.num_vertices()))?;
     let present = match t {
-        Target::Static(a) => match &**a {
-            weald::AnyGraph::Csr(_) => true,
-            weald::AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => f.has_vertex(v),
-            weald::AnyGraph::CTree(weald::AnyFlat::Int(f), _) => f.has_vertex(v),
-            weald::AnyGraph::CTree(weald::AnyFlat::Float(f), _) => f.has_vertex(v),
-        },
-        Target::Snap(s) => match &**s {
-            crate::graph::SnapData::Unweighted(_, f) => f.has_vertex(v),
-            crate::graph::SnapData::Int(_, f) => f.has_vertex(v),
-            crate::graph::SnapData::Float(_, f) => f.has_vertex(v),
-        },
+        Target::Static(a) => a.has_vertex(v),
+        Target::Snap(s) => s.has_vertex(v),
     };
     if present {
         Ok(v)
     } else {
-        Err(pyo3::exceptions::PyIndexError::new_err(format!(
-            "vertex {v} is not in the graph (deleted, or never inserted)"
-        )))
+        let absent = weald_graph::WealdError::VertexAbsent { vertex: v as u64 };
+        Err(crate::errors::to_pyerr(py, absent))
     }
 }
 
@@ -68,7 +58,7 @@ fn bfs<'py>(
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
-    let s = source_of(&t, source)?;
+    let s = source_of(py, &t, source)?;
     let (depth, parent) = compute_sized(py, t.work(), move || {
         // The tree comes free with the packed search; without it, the 4-byte depth-only one.
         let (depth, parent) = if parents {
@@ -113,7 +103,7 @@ fn betweenness<'py>(
     source: Int,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let t = target_of(graph)?;
-    let s = source_of(&t, source)?;
+    let s = source_of(py, &t, source)?;
     let d = compute_sized(py, t.work(), move || {
         Ok(with_target!(&t, g => algo::bc::run(g, s, &Default::default()))?.dependency)
     })?;
@@ -160,13 +150,13 @@ fn pagerank<'py>(
         t.work(),
         move || with_target!(&t, g => algo::pagerank::run(g, &prm)),
     )?;
-    if !out.converged(tol) {
+    if let Some(why) = out.not_converged(tol) {
+        let msg = format!("{why} (raise max_iter or tol)");
         return Err(crate::errors::not_converged(
             py,
-            "PageRank",
+            msg,
             out.iterations,
             out.l1_change,
-            tol,
         ));
     }
     Ok(PyArray1::from_vec(py, out.rank))
@@ -246,7 +236,7 @@ fn sssp<'py>(
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
-    let s = source_of(&t, source)?;
+    let s = source_of(py, &t, source)?;
     let prm = algo::sssp::delta_stepping::Params { delta };
     let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
@@ -279,7 +269,7 @@ fn bellman_ford<'py>(
     parents: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = target_of(graph)?;
-    let s = source_of(&t, source)?;
+    let s = source_of(py, &t, source)?;
     let (d, p) = compute_sized(py, t.work(), move || {
         with_target!(&t, g => {
             let dist = algo::sssp::bellman_ford::distances(g, s, &Default::default())?;
@@ -383,7 +373,7 @@ fn two_hop<'py>(
     source: Int,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let t = target_of(graph)?;
-    let s = source_of(&t, source)?;
+    let s = source_of(py, &t, source)?;
     let v = compute_sized(py, t.work(), move || {
         let out = with_target!(&t, g => algo::twohop::run(g, s, &Default::default()))?;
         Ok(out.vertices.iter().map(|&x| x as i64).collect::<Vec<_>>())
@@ -416,7 +406,7 @@ fn local_cluster<'py>(
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {
     let steps: usize = steps.get("steps")?;
     let t = target_of(graph)?;
-    let s = source_of(&t, seed)?;
+    let s = source_of(py, &t, seed)?;
     let prm = algo::localcluster::Params {
         epsilon,
         iterations: steps,

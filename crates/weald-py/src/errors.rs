@@ -70,14 +70,11 @@ fn os_error(py: Python<'_>, path: Option<&Path>, source: &std::io::Error, msg: S
     }
 }
 
-/// `weald.ConvergenceError` for an iteration stopped by its limit.
-pub fn not_converged(py: Python<'_>, what: &str, iterations: usize, l1: f64, tol: f64) -> PyErr {
+/// `weald.ConvergenceError` (message `msg`) for an iteration stopped by its limit.
+pub fn not_converged(py: Python<'_>, msg: String, iterations: usize, l1: f64) -> PyErr {
     with_attrs(
         py,
-        ConvergenceError::new_err(format!(
-            "{what} did not converge: the L1 change of the last of {iterations} iterations is \
-             {l1:e}, not below tol={tol:e} (raise max_iter or tol)"
-        )),
+        ConvergenceError::new_err(msg),
         &[
             (
                 "iterations",

@@ -32,6 +32,15 @@ impl SnapData {
             SnapData::Float(s, _) => s.version(),
         }
     }
+
+    /// Whether `v` is a vertex present in the snapshot.
+    pub fn has_vertex(&self, v: Vertex) -> bool {
+        match self {
+            SnapData::Unweighted(_, f) => f.has_vertex(v),
+            SnapData::Int(_, f) => f.has_vertex(v),
+            SnapData::Float(_, f) => f.has_vertex(v),
+        }
+    }
 }
 
 /// What a Python graph object refers to. Cloning is two atomic increments.

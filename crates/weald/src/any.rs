@@ -90,6 +90,27 @@ impl Clone for AnyGraph {
     }
 }
 
+impl AnyFlat {
+    /// Whether `v` is a vertex present (an id below the largest may have been deleted or
+    /// never inserted).
+    pub fn has_vertex(&self, v: Vertex) -> bool {
+        match self {
+            AnyFlat::Unweighted(f) => f.has_vertex(v),
+            AnyFlat::Int(f) => f.has_vertex(v),
+            AnyFlat::Float(f) => f.has_vertex(v),
+        }
+    }
+
+    /// The number of vertices present.
+    pub fn num_present_vertices(&self) -> usize {
+        match self {
+            AnyFlat::Unweighted(f) => f.graph().num_present_vertices(),
+            AnyFlat::Int(f) => f.graph().num_present_vertices(),
+            AnyFlat::Float(f) => f.graph().num_present_vertices(),
+        }
+    }
+}
+
 impl From<FlatSnapshot<()>> for AnyFlat {
     fn from(f: FlatSnapshot<()>) -> Self {
         AnyFlat::Unweighted(f)
@@ -203,9 +224,15 @@ impl AnyGraph {
     pub fn num_present_vertices(&self) -> usize {
         match self {
             AnyGraph::Csr(c) => c.num_vertices(),
-            AnyGraph::CTree(AnyFlat::Unweighted(f), _) => f.graph().num_present_vertices(),
-            AnyGraph::CTree(AnyFlat::Int(f), _) => f.graph().num_present_vertices(),
-            AnyGraph::CTree(AnyFlat::Float(f), _) => f.graph().num_present_vertices(),
+            AnyGraph::CTree(f, _) => f.num_present_vertices(),
+        }
+    }
+
+    /// Whether internal id `v` is a vertex present (see [`AnyGraph::num_present_vertices`]).
+    pub fn has_vertex(&self, v: Vertex) -> bool {
+        match self {
+            AnyGraph::Csr(c) => (v as usize) < c.num_vertices(),
+            AnyGraph::CTree(f, _) => f.has_vertex(v),
         }
     }
 
@@ -244,20 +271,8 @@ impl AnyGraph {
                     num_vertices: self.num_vertices() as u64,
                 })
             }
-            None => {
-                let v = id as Vertex;
-                let present = match self {
-                    AnyGraph::Csr(_) => true,
-                    AnyGraph::CTree(AnyFlat::Unweighted(f), _) => f.has_vertex(v),
-                    AnyGraph::CTree(AnyFlat::Int(f), _) => f.has_vertex(v),
-                    AnyGraph::CTree(AnyFlat::Float(f), _) => f.has_vertex(v),
-                };
-                if present {
-                    Ok(v)
-                } else {
-                    Err(weald_graph::WealdError::VertexAbsent { vertex: id })
-                }
-            }
+            None if self.has_vertex(id as Vertex) => Ok(id as Vertex),
+            None => Err(weald_graph::WealdError::VertexAbsent { vertex: id }),
         }
     }
 

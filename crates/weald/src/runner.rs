@@ -380,14 +380,9 @@ fn run_typed<G: InGraph>(
             };
             let out = repeat(trials, &mut times, |_| algo::pagerank::run(g, &prm))?;
             let ver = p.verify.then(|| algo::pagerank::verify(g, &out, &prm));
-            if !out.converged(prm.tol) {
-                not_converged = Some(format!(
-                    "PageRank did not converge: the L1 change of the last of {} iterations is \
-                     {:e}, not below the tolerance {:e} (raise the iteration limit or the \
-                     tolerance)",
-                    out.iterations, out.l1_change, prm.tol
-                ));
-            }
+            not_converged = out
+                .not_converged(prm.tol)
+                .map(|why| format!("{why} (raise the iteration limit or the tolerance)"));
             let iters = out.iterations as f64;
             (Values::Float(out.rank), Some(iters), ver)
         }

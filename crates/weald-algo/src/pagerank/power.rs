@@ -81,6 +81,18 @@ impl Output {
     pub fn converged(&self, tol: f64) -> bool {
         self.l1_change < tol || self.l1_change == 0.0
     }
+
+    /// Why the ranks are not the answer asked for (`None` if [`converged`](Self::converged)):
+    /// what each front end reports, with its own hint of the option to raise.
+    pub fn not_converged(&self, tol: f64) -> Option<String> {
+        (!self.converged(tol)).then(|| {
+            format!(
+                "PageRank did not converge: the L1 change of the last of {} iterations is {:e}, \
+                 not below the tolerance {tol:e}",
+                self.iterations, self.l1_change
+            )
+        })
+    }
 }
 
 /// Relative rounding error of a contribution stored as `f32` (2⁻²⁴).

@@ -157,10 +157,10 @@ fn relabel(n: usize, src: &mut [Vertex], dst: &mut [Vertex]) -> Option<Vec<u32>>
         dst.par_iter_mut().for_each(rank);
         return Some(ids);
     }
-    let map = relabel_dense(n, src, dst)?;
-    src.par_iter_mut().for_each(|v| *v = map.1.rank(*v));
-    dst.par_iter_mut().for_each(|v| *v = map.1.rank(*v));
-    Some(map.0)
+    let (ids, map) = relabel_dense(n, src, dst)?;
+    src.par_iter_mut().for_each(|v| *v = map.rank(*v));
+    dst.par_iter_mut().for_each(|v| *v = map.rank(*v));
+    Some(ids)
 }
 
 /// The sorted distinct ids in use and a rank map, or `None` if every id in `0..n` is used.
