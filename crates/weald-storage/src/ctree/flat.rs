@@ -232,11 +232,10 @@ impl<W: Weight> Graph for FlatSnapshot<W> {
         self.graph.is_directed()
     }
 
-    /// Scanned (in parallel) and remembered (`remembered`): the snapshot never changes.
+    /// Counted by the version's vertex tree and remembered (`remembered`): the snapshot never
+    /// changes.
     fn num_self_loops(&self) -> usize {
-        remembered(&self.self_loops, || {
-            weald_graph::traits::count_self_loops(self)
-        })
+        remembered(&self.self_loops, || self.graph.num_self_loops())
     }
 
     /// Gathered in parallel by [`fold_out_weights`](Graph::fold_out_weights), which reads only

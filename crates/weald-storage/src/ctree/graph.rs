@@ -874,6 +874,12 @@ impl<W: Weight> Graph for CTreeGraph<W> {
         self.directed
     }
 
+    /// Walks the vertex tree: one lookup of `v` in each non-empty edge tree, in parallel
+    /// (O(present vertices · log degree), however large the id space).
+    fn num_self_loops(&self) -> usize {
+        vtree::self_loops(&self.out)
+    }
+
     #[inline]
     fn out_degree(&self, v: Vertex) -> usize {
         self.out_tree(v).map_or(0, CTree::len)

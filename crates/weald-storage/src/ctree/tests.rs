@@ -405,6 +405,11 @@ fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
         f.prefetch_in(v);
     }
     assert_eq!(graph_arcs(&f), m.arcs);
+    // Self loops, counted by the vertex tree, and the edge count built on them.
+    let loops = m.arcs.keys().filter(|(u, v)| u == v).count();
+    assert_eq!(g.num_self_loops(), loops);
+    assert_eq!(f.num_self_loops(), loops);
+    assert_eq!(weald_graph::traits::count_self_loops(g), loops);
     // The weight summary, from the weights-only folds, equals the model's (integer weights:
     // sums are exact whatever their grouping); the snapshot's second answer is its cached one.
     let ws: Vec<i32> = m.arcs.values().copied().collect();

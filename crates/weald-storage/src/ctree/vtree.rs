@@ -400,6 +400,20 @@ pub(crate) fn max_key<W: Weight>(t: &VLink<W>) -> Option<Vertex> {
     Some(cur.base() + (Mask::BITS - 1 - cur.block.present.leading_zeros()))
 }
 
+/// Number of arcs `v→v` (each edge tree is searched for its own vertex).
+pub(crate) fn self_loops<W: Weight>(t: &VLink<W>) -> usize {
+    map_reduce_nodes(
+        t,
+        &|n: &VNode<W>| {
+            let mut c = 0;
+            n.for_each_tree(|v, tree| c += usize::from(tree.find(v, v).is_some()));
+            c
+        },
+        &|a, b| a + b,
+        &|| 0,
+    )
+}
+
 /// Number of vertices present. O(n / K).
 pub(crate) fn count<W: Weight>(t: &VLink<W>) -> usize {
     map_reduce_nodes(
