@@ -239,6 +239,32 @@ enum VItem {
     Delete(usize, usize),
 }
 
+/// The vertex tree of vertices `0..n`, all present, each with the edge tree of the list
+/// `get` fills (sorted and merged by `rule` first if it is not strictly increasing).
+fn vtree_of<W: Weight>(n: usize, heads: Heads, rule: Combine, get: &Fill<W>) -> VTree<W> {
+    let items: Vec<(Vertex, CTree<W>)> = (0..n as Vertex)
+        .into_par_iter()
+        .with_min_len(64)
+        .map(|v| {
+            let mut xs = Vec::new();
+            get(v, &mut xs);
+            if !xs.windows(2).all(|p| p[0].0 < p[1].0) {
+                // A multigraph (or unsorted) list: sort stably, merge equal ids.
+                xs.sort_by_key(|&(u, _)| u);
+                xs.dedup_by(|later, kept| {
+                    let same = later.0 == kept.0;
+                    if same {
+                        kept.1 = kept.1.combine(later.1, rule);
+                    }
+                    same
+                });
+            }
+            (v, CTree::build(&xs, v, heads))
+        })
+        .collect();
+    VTree::from_sorted(items)
+}
+
 impl<W: Weight> CTreeGraph<W> {
     /// An empty graph.
     pub fn new(opts: CTreeOptions) -> Self {
@@ -327,29 +353,7 @@ impl<W: Weight> CTreeGraph<W> {
     pub fn from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Self {
         let heads = Heads::new(b);
         let n = csr.num_vertices();
-        let build = |get: &Fill<W>| {
-            let items: Vec<(Vertex, CTree<W>)> = (0..n as Vertex)
-                .into_par_iter()
-                .with_min_len(64)
-                .map(|v| {
-                    let mut xs = Vec::new();
-                    get(v, &mut xs);
-                    if !xs.windows(2).all(|p| p[0].0 < p[1].0) {
-                        // A multigraph (or unsorted) list: sort stably, merge equal ids.
-                        xs.sort_by_key(|&(u, _)| u);
-                        xs.dedup_by(|later, kept| {
-                            let same = later.0 == kept.0;
-                            if same {
-                                kept.1 = kept.1.combine(later.1, rule);
-                            }
-                            same
-                        });
-                    }
-                    (v, CTree::build(&xs, v, heads))
-                })
-                .collect();
-            VTree::from_sorted(items)
-        };
+        let build = |get: &Fill<W>| vtree_of(n, heads, rule, get);
         let out = build(&|v, xs| {
             csr.for_each_out(v, |u, w| {
                 xs.push((u, w));
@@ -408,6 +412,45 @@ impl<W: Weight> CTreeGraph<W> {
         let mut out = Vec::new();
         vtree::for_each_node(&self.out, &mut |n| n.for_each_present(|v| out.push(v)));
         out
+    }
+
+    /// Whether fewer than one id in 64 of the id space `0..num_vertices()` holds a present
+    /// vertex: a [`FlatSnapshot`](super::FlatSnapshot), whose arrays span the id space, would
+    /// then spend over a kilobyte per vertex (see [`CTreeGraph::relabelled`]). Counting stops
+    /// at the bound: it walks at most n / 64 blocks, about n / 1024 when the ids are dense.
+    pub fn ids_are_sparse(&self) -> bool {
+        !vtree::has_at_least(&self.out, (self.n as u64).div_ceil(64) as usize)
+    }
+
+    /// A copy whose present vertices are renumbered `0..k` in id order, with every arc (and
+    /// in-arc) kept, and the `k` old ids (`ids[new] = old`). Its size follows the vertices
+    /// and arcs, not the id space: O(k + m) memory, O((k + m) log k) work, in parallel.
+    pub fn relabelled(&self) -> (Self, Vec<Vertex>) {
+        let ids = self.vertices();
+        // Every endpoint of an arc is present (deleting a vertex deletes its arcs), and the
+        // renumbering keeps the order, so each list stays sorted.
+        let rank = |v: Vertex| ids.partition_point(|&x| x < v) as Vertex;
+        let build = |t: &VTree<W>| {
+            vtree_of(ids.len(), self.heads, Combine::Min, &|i, xs| {
+                let v = ids[i as usize];
+                if let Some(tree) = vtree::tree(t, v) {
+                    tree.for_each(v, |u, w| {
+                        debug_assert_eq!(ids[rank(u) as usize], u, "arc to an absent vertex");
+                        xs.push((rank(u), w));
+                        true
+                    });
+                }
+            })
+        };
+        let g = CTreeGraph {
+            out: build(&self.out),
+            inn: self.inn.as_ref().map(build),
+            directed: self.directed,
+            heads: self.heads,
+            b: self.b,
+            n: ids.len(),
+        };
+        (g, ids)
     }
 
     /// The edge tree of `v` (`None` if `v` is absent or has no out-arcs).

@@ -429,6 +429,29 @@ fn check_graph(g: &CTreeGraph<i32>, m: &Model) {
     if f.has_in_edges() {
         assert_eq!(in_arcs(&f), m.arcs);
     }
+    check_relabelled(g, m);
+}
+
+/// `g.relabelled()` holds the model's present vertices as `0..k` and its arcs (and in-arcs)
+/// under the renumbering.
+fn check_relabelled(g: &CTreeGraph<i32>, m: &Model) {
+    let (r, ids) = g.relabelled();
+    r.check();
+    assert_eq!(ids, m.vs.iter().copied().collect::<Vec<_>>());
+    assert_eq!(r.num_vertices(), ids.len());
+    assert_eq!(r.vertices(), (0..ids.len() as Vertex).collect::<Vec<_>>());
+    assert_eq!(r.num_arcs(), m.arcs.len());
+    assert!(!r.ids_are_sparse());
+    let back = |a: BTreeMap<(Vertex, Vertex), i32>| -> BTreeMap<(Vertex, Vertex), i32> {
+        a.into_iter()
+            .map(|((u, v), w)| ((ids[u as usize], ids[v as usize]), w))
+            .collect()
+    };
+    assert_eq!(back(graph_arcs(&r)), m.arcs);
+    assert_eq!(r.has_in_edges(), g.has_in_edges());
+    if r.has_in_edges() {
+        assert_eq!(back(in_arcs(&r)), m.arcs);
+    }
 }
 
 fn random_batch(rng: &mut Rng, nv: u64, size: usize) -> UpdateBatch<i32> {
@@ -594,6 +617,41 @@ fn graph_small_id_space_dense() {
         b: 8,
     };
     run_model_test(12, opts, Combine::Last, 40, 30);
+}
+
+#[test]
+fn ids_spread_to_the_top_of_the_id_space_are_sparse_and_relabel() {
+    for directed in [false, true] {
+        let opts = CTreeOptions {
+            directed,
+            in_edges: true,
+            b: 4,
+        };
+        let top = weald_graph::MAX_VERTEX;
+        let g = CTreeGraph::new(opts)
+            .insert_edges(&[(0, 1, 5), (1, top, 7), (top, top, 9)], Combine::Min)
+            .0
+            .insert_vertices(&[1000])
+            .0;
+        assert_eq!(g.num_vertices(), top as usize + 1);
+        assert!(g.ids_are_sparse());
+        let (r, ids) = g.relabelled();
+        r.check();
+        assert_eq!(ids, vec![0, 1, 1000, top]);
+        assert_eq!(r.num_self_loops(), 1);
+        let mut want = vec![(0, 1, 5), (1, 3, 7), (3, 3, 9)];
+        if !directed {
+            want.extend([(1, 0, 5), (3, 1, 7)]);
+            want.sort();
+        }
+        assert_eq!(r.arcs(), want);
+        assert_eq!(r.out_degree(2), 0);
+        assert!(r.has_vertex(2));
+        // The bound: 2 present ids of 0..128 are one in 64, of 0..129 fewer.
+        let e = CTreeGraph::<i32>::new(opts);
+        assert!(!e.insert_vertices(&[0, 127]).0.ids_are_sparse());
+        assert!(e.insert_vertices(&[0, 128]).0.ids_are_sparse());
+    }
 }
 
 //   0 --- 1

@@ -400,6 +400,21 @@ pub(crate) fn max_key<W: Weight>(t: &VLink<W>) -> Option<Vertex> {
     Some(cur.base() + (Mask::BITS - 1 - cur.block.present.leading_zeros()))
 }
 
+/// Whether at least `k` vertices are present: a walk in id order that stops once they are
+/// counted (O(k / K + log n) for a dense tree).
+pub(crate) fn has_at_least<W: Weight>(t: &VLink<W>, k: usize) -> bool {
+    fn walk<W: Weight>(t: &VLink<W>, left: &mut usize) -> bool {
+        let Some(n) = t else { return false };
+        walk(&n.left, left)
+            || {
+                *left = left.saturating_sub(n.block.present.count_ones() as usize);
+                *left == 0
+            }
+            || walk(&n.right, left)
+    }
+    k == 0 || walk(t, &mut { k })
+}
+
 /// Number of arcs `v→v` (each edge tree is searched for its own vertex).
 pub(crate) fn self_loops<W: Weight>(t: &VLink<W>) -> usize {
     map_reduce_nodes(
