@@ -66,6 +66,33 @@ def test_snapshot_isolation():
     s1.release()  # idempotent
 
 
+def test_a_version_with_ids_near_2_pow_32_is_read_relabelled(tmp_path):
+    # Fewer than one id in 64 holds a vertex: the snapshot renumbers its vertices 0..k (a flat
+    # view over the id space would need 96 GiB) and original_ids() maps them back, as for a
+    # file read with relabelling.
+    top = 2**32 - 2
+    dg = weald.DynamicGraph()
+    dg.insert_edges([0, 1, top], [1, top, top])
+    dg.insert_vertices([7])
+    assert dg.num_vertices == top + 1 and dg.num_edges == 3
+    with dg.snapshot() as s:
+        assert s.num_vertices == 4 and s.num_edges == 3
+        assert s.original_ids().tolist() == [0, 1, 7, top]
+        assert weald.bfs(s, 3).tolist() == [2, 1, -1, 0]
+        assert weald.connected_components(s).tolist() == [0, 0, 2, 0]
+        s.write(tmp_path / "g.el")
+    with open(tmp_path / "g.el") as f:
+        pairs = {tuple(sorted(map(int, line.split()[:2]))) for line in f if line[0] != "#"}
+    assert pairs == {(0, 1), (1, top), (top, top)}
+    dg.insert_edges(np.arange(2, 100), np.arange(3, 101))
+    with dg.snapshot() as s:  # still sparse: 0, 1, 2..100 and top
+        assert s.num_vertices == 102 and s.original_ids()[-1] == top
+    dense = weald.DynamicGraph()
+    dense.insert_edges([0, 2], [2, 3])  # id 1 holds no vertex, but 3 ids of 4 do
+    with dense.snapshot() as s:
+        assert s.original_ids() is None and s.num_vertices == 4
+
+
 def test_stream_facebook_and_compare_with_static():
     g = weald.read(DATA / "static" / "facebook_combined.txt.gz")
     s, d = g.edges()

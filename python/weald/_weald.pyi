@@ -36,7 +36,9 @@ class Graph:
     `Snapshot`, one version of a `DynamicGraph`.
 
     Vertices are dense ints `0..num_vertices`; every per-vertex array that Weald returns is
-    indexed by them. Graphs read with relabelling keep the file's ids in `original_ids()`.
+    indexed by them. Graphs read with relabelling keep the file's ids in `original_ids()`, and
+    so do snapshots of a version whose ids are sparse (fewer than one id in 64 holds a vertex),
+    which are renumbered too.
     Undirected graphs store each edge in both directions (a self loop once).
     """
     @staticmethod
@@ -134,8 +136,9 @@ class Graph:
         """
 
     def original_ids(self) -> IntArray | None:
-        """The file's vertex ids (int64 array indexed by vertex) if `read` relabelled them,
-        else None (ids are the file's own).
+        """The file's vertex ids (int64 array indexed by vertex) if `read` relabelled them, or the
+        store's ids if a snapshot did (its version's ids were sparse), else None (ids are the
+        file's or the store's own).
         """
 
     def write(self, path: str | os.PathLike[str], format: str | None = None) -> None:

@@ -568,7 +568,7 @@ where
     // The querying thread is not a pool worker: enter the pool once per query, not once per
     // parallel loop (`in_pool`).
     let (g, ran) = weald::graph::parallel::in_pool(|| -> Result<(AnyGraph, bool)> {
-        let g = AnyGraph::CTree(AnyFlat::from(FlatSnapshot::try_new(snap.graph())?), None);
+        let g = AnyGraph::of_version(snap.graph())?;
         if g.num_arcs() == 0 {
             return Ok((g, false));
         }

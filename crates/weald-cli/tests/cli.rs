@@ -1,5 +1,6 @@
 //! End-to-end tests of the `weald` binary: outputs, JSON keys, exit codes, error messages.
 
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -139,7 +140,7 @@ fn run_verifies_and_writes_values_in_user_ids() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("vertex 0 does not occur in the graph (its 7115 vertices keep the file's ids, from 3 to 8297)"),
+        stderr(&o).contains("vertex 0 does not occur in the graph (its 7115 vertices have ids from 3 to 8297, not every id between)"),
         "{}",
         stderr(&o)
     );
@@ -280,6 +281,66 @@ fn a_deleted_vertex_is_not_a_source() {
         "-q", "run", "bfs", "--data", ds, "--source", "2", "--json",
     ]));
     assert_eq!(v["result"], 2.0, "{v}");
+}
+
+/// A data directory holding ids near 2^32 is read relabelled (its flat snapshot over the id
+/// space would need 96 GiB): every command works, in the store's ids, and sees only the
+/// present vertices. Its edge count had taken 14 s (a scan of every id).
+#[test]
+fn a_store_with_ids_near_2_pow_32_is_read_relabelled() {
+    let t = tempfile::tempdir().unwrap();
+    let ups = write_file(
+        t.path(),
+        "u.txt",
+        &["+ 0 1", "+ 1 4294967294", "+ 4294967294 4294967294", "+v 7"],
+    );
+    let d = t.path().join("d");
+    let ds = d.to_str().unwrap();
+    let o = weald(&["-q", "stream", "--data", ds, "--updates", &ups, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["edges"], 3);
+    let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+    for (k, want) in [
+        ("vertices", json!(4)),
+        ("present_vertices", json!(4)),
+        ("edges", json!(3)),
+        ("self_loops", json!(1)),
+        ("ids_relabelled", json!(true)),
+    ] {
+        assert_eq!(v[k], want, "{k}: {v}");
+    }
+    let out = t.path().join("depth.txt");
+    let o = weald(&[
+        "-q",
+        "run",
+        "bfs",
+        "--data",
+        ds,
+        "--source",
+        "4294967294",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "0\t2\n1\t1\n7\t-1\n4294967294\t0\n"
+    );
+    let o = weald(&["-q", "run", "bfs", "--data", ds, "--source", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "vertex 5 does not occur in the graph (its 4 vertices have ids from 0 to 4294967294"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let el = t.path().join("g.el");
+    let o = weald(&["-q", "export", "--data", ds, "--out", el.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Each edge as its smaller id first (`edge_set`).
+    let want = [(0, 1), (1, 4294967294), (4294967294, 4294967294)];
+    assert_eq!(edge_set(&el), want.into());
 }
 
 /// A directory given as the graph file, and a fractional weight in a temporal file read into

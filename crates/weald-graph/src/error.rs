@@ -30,11 +30,11 @@ pub enum WealdError {
     /// A vertex id outside `0..n`.
     #[error("vertex {vertex} out of range (graph has {num_vertices} vertices)")]
     VertexOutOfRange { vertex: u64, num_vertices: u64 },
-    /// A user id that no vertex has, in a graph whose vertices keep the ids of its file
-    /// (relabelled: the ids in use, not `0..n`).
+    /// A user id that no vertex has, in a graph whose vertices keep the ids of its file or
+    /// store (relabelled: the ids in use, not `0..n`).
     #[error(
-        "vertex {vertex} does not occur in the graph (its {num_vertices} vertices keep the \
-         file's ids, from {first} to {last})"
+        "vertex {vertex} does not occur in the graph (its {num_vertices} vertices have ids \
+         from {first} to {last}, not every id between)"
     )]
     NoSuchVertex {
         vertex: u64,

@@ -8,11 +8,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
 use std::sync::{Arc, Mutex, TryLockError};
+use weald::any::flat_of_version;
 use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, Graph as _, UpdateBatch, Vertex, Weight};
-use weald_storage::ctree::{
-    CTreeGraph, CTreeOptions, FlatSnapshot, Snapshot as CSnapshot, VersionedGraph,
-};
+use weald_storage::ctree::{CTreeGraph, CTreeOptions, Snapshot as CSnapshot, VersionedGraph};
 use weald_storage::AnyCsr;
 
 enum AnyVersioned {
@@ -150,16 +149,16 @@ impl AnySnap {
     pub(crate) fn flatten(self) -> weald_graph::Result<SnapData> {
         Ok(match self {
             AnySnap::Unweighted(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Unweighted(s, f)
+                let (f, ids) = flat_of_version(s.graph())?;
+                SnapData::Unweighted(s, f, ids)
             }
             AnySnap::Int(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Int(s, f)
+                let (f, ids) = flat_of_version(s.graph())?;
+                SnapData::Int(s, f, ids)
             }
             AnySnap::Float(s) => {
-                let f = FlatSnapshot::try_new(s.graph())?;
-                SnapData::Float(s, f)
+                let (f, ids) = flat_of_version(s.graph())?;
+                SnapData::Float(s, f, ids)
             }
         })
     }
@@ -366,13 +365,13 @@ impl DynamicGraph {
                     weald::with_graph!(&**a, g => ctree_of(g, b, rule)?.into())
                 }
                 Target::Snap(s) => match &**s {
-                    SnapData::Unweighted(s, _) => {
+                    SnapData::Unweighted(s, ..) => {
                         AnyVersioned::Unweighted(VersionedGraph::new(s.graph().clone()))
                     }
-                    SnapData::Int(s, _) => {
+                    SnapData::Int(s, ..) => {
                         AnyVersioned::Int(VersionedGraph::new(s.graph().clone()))
                     }
-                    SnapData::Float(s, _) => {
+                    SnapData::Float(s, ..) => {
                         AnyVersioned::Float(VersionedGraph::new(s.graph().clone()))
                     }
                 },

@@ -17,28 +17,55 @@ use weald_io::{gen::WeightRange, Format, LoadOptions};
 use weald_storage::ctree::{FlatSnapshot, Snapshot as CSnapshot};
 use weald_storage::{AnyCsr, BuildOptions, Csr};
 
-/// One acquired C-tree version and its flat view (what algorithms run on).
+/// The ids of a relabelled snapshot's vertices (`None`: its vertices are the store's ids).
+pub type SnapIds = Option<weald::any::IdMap>;
+
+/// One acquired C-tree version and its flat view (what algorithms run on), relabelled when the
+/// version's ids are sparse ([`weald::any::flat_of_version`]).
 pub enum SnapData {
-    Unweighted(CSnapshot<()>, FlatSnapshot<()>),
-    Int(CSnapshot<i32>, FlatSnapshot<i32>),
-    Float(CSnapshot<f64>, FlatSnapshot<f64>),
+    Unweighted(CSnapshot<()>, FlatSnapshot<()>, SnapIds),
+    Int(CSnapshot<i32>, FlatSnapshot<i32>, SnapIds),
+    Float(CSnapshot<f64>, FlatSnapshot<f64>, SnapIds),
 }
 
 impl SnapData {
     pub fn version(&self) -> u64 {
         match self {
-            SnapData::Unweighted(s, _) => s.version(),
-            SnapData::Int(s, _) => s.version(),
-            SnapData::Float(s, _) => s.version(),
+            SnapData::Unweighted(s, ..) => s.version(),
+            SnapData::Int(s, ..) => s.version(),
+            SnapData::Float(s, ..) => s.version(),
+        }
+    }
+
+    /// The snapshot as a CSR (a copy, e.g. to write it), with its id map if relabelled.
+    pub fn to_csr(&self) -> AnyCsr {
+        let (mut c, ids) = match self {
+            SnapData::Unweighted(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
+            SnapData::Int(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
+            SnapData::Float(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
+        };
+        if let Some(ids) = ids {
+            c.set_original_ids(ids.to_vec())
+                .expect("a snapshot's id map fits its vertices");
+        }
+        c
+    }
+
+    /// The store's ids of the vertices, if the snapshot renumbered them.
+    pub fn original_ids(&self) -> Option<&[u32]> {
+        match self {
+            SnapData::Unweighted(.., ids) | SnapData::Int(.., ids) | SnapData::Float(.., ids) => {
+                ids.as_deref()
+            }
         }
     }
 
     /// Whether `v` is a vertex present in the snapshot.
     pub fn has_vertex(&self, v: Vertex) -> bool {
         match self {
-            SnapData::Unweighted(_, f) => f.has_vertex(v),
-            SnapData::Int(_, f) => f.has_vertex(v),
-            SnapData::Float(_, f) => f.has_vertex(v),
+            SnapData::Unweighted(_, f, _) => f.has_vertex(v),
+            SnapData::Int(_, f, _) => f.has_vertex(v),
+            SnapData::Float(_, f, _) => f.has_vertex(v),
         }
     }
 }
@@ -58,9 +85,9 @@ macro_rules! with_target {
         match $t {
             $crate::graph::Target::Static(a) => weald::with_graph!(&**a, $g => $body),
             $crate::graph::Target::Snap(s) => match &**s {
-                $crate::graph::SnapData::Unweighted(_, $g) => $body,
-                $crate::graph::SnapData::Int(_, $g) => $body,
-                $crate::graph::SnapData::Float(_, $g) => $body,
+                $crate::graph::SnapData::Unweighted(_, $g, _) => $body,
+                $crate::graph::SnapData::Int(_, $g, _) => $body,
+                $crate::graph::SnapData::Float(_, $g, _) => $body,
             },
         }
     };
@@ -111,7 +138,9 @@ pub fn target_of(obj: &Bound<'_, PyAny>) -> PyResult<Target> {
 /// `Snapshot`, one version of a `DynamicGraph`.
 ///
 /// Vertices are dense ints `0..num_vertices`; every per-vertex array that Weald returns is
-/// indexed by them. Graphs read with relabelling keep the file's ids in `original_ids()`.
+/// indexed by them. Graphs read with relabelling keep the file's ids in `original_ids()`, and
+/// so do snapshots of a version whose ids are sparse (fewer than one id in 64 holds a vertex),
+/// which are renumbered too.
 /// Undirected graphs store each edge in both directions (a self loop once).
 #[pyclass(frozen, subclass, module = "weald")]
 pub struct Graph {
@@ -205,28 +234,6 @@ fn csr_arrays<G: weald_graph::Graph>(g: &G) -> (Vec<i64>, Vec<i64>, Vec<f64>) {
         ptr.push(idx.len() as i64);
     }
     (ptr, idx, w)
-}
-
-/// Rebuild any graph as a CSR (for writing a snapshot).
-fn to_csr<G: weald_graph::Graph>(g: &G) -> Result<Csr<G::W>, WealdError> {
-    let directed = g.is_directed();
-    let mut el = EdgeList::new(g.num_vertices());
-    for u in 0..g.num_vertices() as Vertex {
-        g.for_each_out(u, |v, w| {
-            if directed || u <= v {
-                el.push(u, v, w);
-            }
-            true
-        });
-    }
-    let opts = BuildOptions {
-        directed,
-        in_edges: true,
-        drop_self_loops: false,
-        dedup: None,
-        relabel: false,
-    };
-    Ok(Csr::build(el, &opts)?.0)
 }
 
 fn weights_out<'py>(py: Python<'py>, kind: &str, w: Vec<f64>) -> Option<Bound<'py, PyAny>> {
@@ -563,15 +570,15 @@ impl Graph {
         PyTuple::new(py, [p, i, w])
     }
 
-    /// The file's vertex ids (int64 array indexed by vertex) if `read` relabelled them,
-    /// else None (ids are the file's own).
+    /// The file's vertex ids (int64 array indexed by vertex) if `read` relabelled them, or the
+    /// store's ids if a snapshot did (its version's ids were sparse), else None (ids are the
+    /// file's or the store's own).
     fn original_ids<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray1<i64>>>> {
-        Ok(match self.target()? {
-            Target::Static(a) => a.original_ids().map(|ids| {
-                PyArray1::from_vec(py, ids.iter().map(|&x| x as i64).collect::<Vec<_>>())
-            }),
-            Target::Snap(_) => None,
-        })
+        Ok(match &self.target()? {
+            Target::Static(a) => a.original_ids(),
+            Target::Snap(s) => s.original_ids(),
+        }
+        .map(|ids| PyArray1::from_vec(py, ids.iter().map(|&x| x as i64).collect::<Vec<_>>())))
     }
 
     /// Write the graph to `path`: format "edgelist" (.txt, .el; .gz compresses), "ligra"
@@ -587,12 +594,13 @@ impl Graph {
         let t = self.target()?;
         let fmt = parse_format(format)?;
         compute(py, move || {
-            if let Target::Static(a) = &t {
-                if let AnyGraph::Csr(c) = &**a {
-                    return weald_io::save(c, &path, fmt);
-                }
-            }
-            let c = with_target!(&t, g => AnyCsr::from(to_csr(g)?));
+            let c = match &t {
+                Target::Static(a) => match &**a {
+                    AnyGraph::Csr(c) => return weald_io::save(c, &path, fmt),
+                    g => g.to_csr(),
+                },
+                Target::Snap(s) => s.to_csr(),
+            };
             weald_io::save(&c, &path, fmt)
         })
     }

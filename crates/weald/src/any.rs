@@ -6,12 +6,15 @@ use weald_graph::{Graph, Vertex, Weight};
 use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::{CTreeGraph, FlatSnapshot, MemoryReport};
 
+/// The user's ids of a relabelled graph's vertices (`ids[v]` is vertex `v`'s id).
+pub type IdMap = Arc<[u32]>;
+
 /// A graph of any backend and weight type, chosen at run time.
 pub enum AnyGraph {
     /// The static CSR backend.
     Csr(AnyCsr),
     /// A C-tree snapshot (flattened for O(1) vertex access), with the user's ids if relabelled.
-    CTree(AnyFlat, Option<Arc<[u32]>>),
+    CTree(AnyFlat, Option<IdMap>),
 }
 
 /// A flat C-tree snapshot of any weight type.
@@ -111,6 +114,35 @@ impl AnyFlat {
     }
 }
 
+/// A stored version as algorithms read it: flattened with its own ids, so that an id below
+/// the largest that holds no vertex is an isolated vertex (as in a graph file read with
+/// `--keep-ids`) — unless fewer than one id in 64 holds a vertex
+/// ([`CTreeGraph::ids_are_sparse`]). Then the present vertices are renumbered `0..k` in id
+/// order, as a graph file's are, and their ids are returned with the snapshot: reading costs
+/// memory for the vertices, not for the id space (ids reach 2^32 - 2), and absent ids are not
+/// vertices.
+pub fn flat_of_version<W: Weight>(
+    g: &CTreeGraph<W>,
+) -> weald_graph::Result<(FlatSnapshot<W>, Option<IdMap>)> {
+    if g.ids_are_sparse() {
+        let (r, ids) = g.relabelled();
+        Ok((FlatSnapshot::try_new(&r)?, Some(ids.into())))
+    } else {
+        Ok((FlatSnapshot::try_new(g)?, None))
+    }
+}
+
+impl AnyGraph {
+    /// [`flat_of_version`] as an [`AnyGraph`] (the ids, if renumbered, as its id map).
+    pub fn of_version<W: Weight>(g: &CTreeGraph<W>) -> weald_graph::Result<Self>
+    where
+        AnyFlat: From<FlatSnapshot<W>>,
+    {
+        let (f, ids) = flat_of_version(g)?;
+        Ok(AnyGraph::CTree(AnyFlat::from(f), ids))
+    }
+}
+
 impl From<FlatSnapshot<()>> for AnyFlat {
     fn from(f: FlatSnapshot<()>) -> Self {
         AnyFlat::Unweighted(f)
@@ -152,15 +184,23 @@ impl AnyGraph {
         })
     }
 
-    /// The graph as a CSR (a copy for other backends), e.g. to write it to a file.
+    /// The graph as a CSR (a copy for other backends), e.g. to write it to a file; a
+    /// relabelled graph keeps its id map.
     pub fn to_csr(&self) -> AnyCsr {
         match self {
             AnyGraph::Csr(c) => c.clone(),
-            AnyGraph::CTree(f, _) => match f {
-                AnyFlat::Unweighted(x) => AnyCsr::from(Csr::from_graph(x)),
-                AnyFlat::Int(x) => AnyCsr::from(Csr::from_graph(x)),
-                AnyFlat::Float(x) => AnyCsr::from(Csr::from_graph(x)),
-            },
+            AnyGraph::CTree(f, ids) => {
+                let mut c = match f {
+                    AnyFlat::Unweighted(x) => AnyCsr::from(Csr::from_graph(x)),
+                    AnyFlat::Int(x) => AnyCsr::from(Csr::from_graph(x)),
+                    AnyFlat::Float(x) => AnyCsr::from(Csr::from_graph(x)),
+                };
+                if let Some(ids) = ids {
+                    c.set_original_ids(ids.to_vec())
+                        .expect("a C-tree graph's id map fits its vertices");
+                }
+                c
+            }
         }
     }
 

@@ -2,11 +2,11 @@
 
 use super::history::VersionInfo;
 use super::store::{Layout, Manifest, RecoveryReport, Store, StoreOptions};
-use crate::any::{AnyFlat, AnyGraph};
+use crate::any::AnyGraph;
 use std::path::Path;
 use weald_graph::{Result, WealdError, Weight};
 use weald_storage::csr::{AnyCsr, Csr};
-use weald_storage::ctree::{CTreeGraph, FlatSnapshot};
+use weald_storage::ctree::CTreeGraph;
 
 /// A [`Store`] of the weight type found in the data directory's manifest.
 pub enum AnyStore {
@@ -112,27 +112,15 @@ impl AnyStore {
         with_store!(self, s => s.versions())
     }
 
-    /// The graph of `version` (the newest if `None`) as an [`AnyGraph`].
+    /// The graph of `version` (the newest if `None`) as an [`AnyGraph`] (see
+    /// [`crate::any::flat_of_version`] for its ids).
     pub fn graph(&self, version: Option<u64>) -> Result<(u64, AnyGraph)> {
-        macro_rules! flat {
-            ($s:expr, $variant:ident) => {{
-                let snap = match version {
-                    Some(v) => $s.snapshot_at(v)?,
-                    None => $s.acquire(),
-                };
-                (
-                    snap.version(),
-                    AnyGraph::CTree(
-                        AnyFlat::$variant(FlatSnapshot::try_new(snap.graph())?),
-                        None,
-                    ),
-                )
-            }};
-        }
-        Ok(match self {
-            AnyStore::Unweighted(s) => flat!(s, Unweighted),
-            AnyStore::Int(s) => flat!(s, Int),
-            AnyStore::Float(s) => flat!(s, Float),
+        with_store!(self, s => {
+            let snap = match version {
+                Some(v) => s.snapshot_at(v)?,
+                None => s.acquire(),
+            };
+            Ok((snap.version(), AnyGraph::of_version(snap.graph())?))
         })
     }
 
