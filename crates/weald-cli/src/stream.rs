@@ -370,11 +370,9 @@ fn open_or_create(
         combine,
     };
     let base = match &a.base {
-        Some(p) => {
-            let mut load = a.load.clone();
-            load.keep_ids = true;
-            Some(load.load(p, quiet)?.0.graph)
-        }
+        // A relabelled base (an edge list without --keep-ids, a binary file with an id map)
+        // is stored in its file's ids: only the ids it uses become vertices.
+        Some(p) => Some(a.load.load(p, quiet)?.0.graph),
         None => None,
     };
     let weight = match (&a.weight_type, &base) {
@@ -389,7 +387,7 @@ fn open_or_create(
         let w = weight.unwrap_or_else(|| base.as_ref().map_or("none", |g| g.weight_name()));
         check_query(alg, directed, w)?;
     }
-    AnyStore::create(&a.data, layout, weight, base.as_ref(), opts)
+    AnyStore::create(&a.data, layout, weight, base.as_ref(), true, opts)
 }
 
 /// A source of `(input line, update)` pairs.

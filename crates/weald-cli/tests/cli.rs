@@ -343,6 +343,85 @@ fn a_store_with_ids_near_2_pow_32_is_read_relabelled() {
     assert_eq!(edge_set(&el), want.into());
 }
 
+/// A base file is stored in its own ids: a binary file's id map had been dropped (the store
+/// named the file's vertices 10, 20, 30 as 0, 1, 2, so later updates in the file's ids hit
+/// other vertices), and an edge list whose ids spread to 4294967294 had needed 31 GiB. Only
+/// the ids the file uses become vertices, unless `--keep-ids`.
+#[test]
+fn a_base_file_is_stored_in_its_own_ids() {
+    let t = tempfile::tempdir().unwrap();
+    let el = write_file(t.path(), "s.el", &["10 20", "20 30"]);
+    let wgb = t.path().join("s.wgb");
+    let o = weald(&["-q", "convert", &el, wgb.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ups = write_file(t.path(), "u.txt", &["+ 30 40"]);
+    for (i, base) in [el.as_str(), wgb.to_str().unwrap()].into_iter().enumerate() {
+        let d = t.path().join(format!("d{i}"));
+        let ds = d.to_str().unwrap();
+        let o = weald(&[
+            "-q",
+            "stream",
+            "--data",
+            ds,
+            "--base",
+            base,
+            "--updates",
+            &ups,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = t.path().join(format!("e{i}.el"));
+        let o = weald(&["-q", "export", "--data", ds, "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            edge_set(&out),
+            [(10, 20), (20, 30), (30, 40)].into(),
+            "{base}"
+        );
+        let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+        assert_eq!(
+            (&v["vertices"], &v["present_vertices"]),
+            (&41.into(), &4.into())
+        );
+    }
+    let d = t.path().join("keep");
+    let ds = d.to_str().unwrap();
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        ds,
+        "--base",
+        &el,
+        "--keep-ids",
+        "--updates",
+        &ups,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+    assert_eq!(
+        (&v["vertices"], &v["present_vertices"]),
+        (&41.into(), &32.into())
+    );
+    let far = write_file(t.path(), "far.el", &["0 4294967294", "4294967294 7"]);
+    let d = t.path().join("far");
+    let ds = d.to_str().unwrap();
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        ds,
+        "--base",
+        &far,
+        "--updates",
+        &ups,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&weald(&[
+        "-q", "run", "bfs", "--data", ds, "--source", "7", "--json",
+    ]));
+    assert_eq!(v["result"], 3.0, "{v}");
+}
+
 /// A directory given as the graph file, and a fractional weight in a temporal file read into
 /// an i32 store, get errors that say what to do.
 #[test]

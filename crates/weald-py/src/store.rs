@@ -350,7 +350,7 @@ impl Store {
                         ))
                     }
                 };
-                AnyStore::create(&dir, layout, weight, csr, opts)
+                AnyStore::create(&dir, layout, weight, csr, false, opts)
             })
             .map_err(|e| to_pyerr(py, e))?;
         let producer = producer_of(&store);

@@ -1047,6 +1047,86 @@ fn base_graph_and_absent_vertices_round_trip_through_checkpoints() {
     assert_eq!(s.acquire().find_edge(1, 0), Some(5));
 }
 
+/// The metadata version of each checkpoint file in `dir`, in file order.
+fn checkpoint_meta_versions(dir: &Path) -> Vec<u32> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let (_, meta) = weald::io::binary::read_with_meta(f, None).unwrap();
+            u32::from_le_bytes(meta.unwrap()[8..12].try_into().unwrap())
+        })
+        .collect()
+}
+
+/// A version whose ids spread to 2^32 - 2 is checkpointed relabelled (metadata version 2: a
+/// few hundred bytes, where its id space would need 32 GiB of offsets and 4 billion absent
+/// ids) and recovered in its own ids, in-arcs included; a dense version keeps version 1,
+/// which earlier builds read.
+#[test]
+fn a_sparse_version_is_checkpointed_relabelled_and_recovered_in_its_ids() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("d");
+    let top = weald::graph::MAX_VERTEX;
+    let layout = Layout {
+        directed: true,
+        ..Layout::default()
+    };
+    let s = Store::<i32>::create(&dir, layout, None, opts(10)).unwrap();
+    let p = s.producer();
+    p.send_all(vec![
+        Update::InsertEdge(0, 1, 3),
+        Update::InsertEdge(1, 2, 4),
+        Update::InsertVertex(9),
+    ])
+    .unwrap()
+    .wait()
+    .unwrap();
+    s.checkpoint().unwrap().wait().unwrap();
+    p.send_all(vec![
+        Update::InsertEdge(top, 1, 5),
+        Update::InsertEdge(70000, top, 6),
+        Update::DeleteVertex(2),
+    ])
+    .unwrap()
+    .wait()
+    .unwrap();
+    s.checkpoint().unwrap().wait().unwrap();
+    let want_vs = s.acquire().graph().vertices();
+    let want_arcs = s.acquire().graph().arcs();
+    assert_eq!(want_vs, vec![0, 1, 9, 70000, top]);
+    assert_eq!(want_arcs, vec![(0, 1, 3), (70000, top, 6), (top, 1, 5)]);
+    drop(p);
+    s.close().unwrap();
+    // The dense versions' checkpoints that clean-up kept, then the sparse one.
+    let mv = checkpoint_meta_versions(&dir);
+    assert!(mv.len() >= 2 && mv.last() == Some(&2), "{mv:?}");
+    assert!(mv[..mv.len() - 1].iter().all(|&v| v == 1), "{mv:?}");
+    let newest = fs::read_dir(dir.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .max()
+        .unwrap();
+    assert!(newest < 4096, "checkpoint of {newest} bytes");
+    let s = Store::<i32>::open(&dir, opts(10)).unwrap();
+    assert_eq!(s.recovery().records_replayed, 0);
+    let g = s.acquire();
+    assert_eq!(g.graph().vertices(), want_vs);
+    assert_eq!(g.graph().arcs(), want_arcs);
+    assert_eq!(g.num_vertices(), top as usize + 1);
+    use weald::InGraph;
+    let mut ins = Vec::new();
+    g.graph().for_each_in(1, |u, w| {
+        ins.push((u, w));
+        true
+    });
+    assert_eq!(ins, vec![(0, 3), (top, 5)]);
+}
+
 #[test]
 fn aspen_workload_and_experiments_do_the_work_they_report() {
     use weald::experiments::stream as exp;

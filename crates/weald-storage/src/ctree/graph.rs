@@ -239,15 +239,23 @@ enum VItem {
     Delete(usize, usize),
 }
 
-/// The vertex tree of vertices `0..n`, all present, each with the edge tree of the list
-/// `get` fills (sorted and merged by `rule` first if it is not strictly increasing).
-fn vtree_of<W: Weight>(n: usize, heads: Heads, rule: Combine, get: &Fill<W>) -> VTree<W> {
+/// The vertex tree of `n` vertices, all present: the `i`-th is `keys[i]` (`i` if `keys` is
+/// `None`; keys strictly increase) with the edge tree of the list `get(i)` fills (sorted and
+/// merged by `rule` first if it is not strictly increasing).
+fn vtree_of<W: Weight>(
+    n: usize,
+    keys: Option<&[Vertex]>,
+    heads: Heads,
+    rule: Combine,
+    get: &Fill<W>,
+) -> VTree<W> {
     let items: Vec<(Vertex, CTree<W>)> = (0..n as Vertex)
         .into_par_iter()
         .with_min_len(64)
-        .map(|v| {
+        .map(|i| {
+            let v = keys.map_or(i, |k| k[i as usize]);
             let mut xs = Vec::new();
-            get(v, &mut xs);
+            get(i, &mut xs);
             if !xs.windows(2).all(|p| p[0].0 < p[1].0) {
                 // A multigraph (or unsorted) list: sort stably, merge equal ids.
                 xs.sort_by_key(|&(u, _)| u);
@@ -351,19 +359,43 @@ impl<W: Weight> CTreeGraph<W> {
     /// [`CTreeGraph::from_csr`], merging parallel arcs by `rule` (in CSR order: `First` keeps
     /// the weight stored first).
     pub fn from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Self {
+        Self::from_csr_keyed(csr, None, b, rule)
+    }
+
+    /// [`CTreeGraph::try_from_csr_merging`] in the CSR's original ids, if it has an id map (a
+    /// relabelled file): vertex `v` becomes `ids[v]`, present, and the ids between them are
+    /// absent, so that updates name vertices as the file did. Memory follows the vertices,
+    /// however far the ids spread.
+    pub fn try_from_csr_in_original_ids(csr: &Csr<W>, b: u32, rule: Combine) -> Result<Self> {
+        match csr.original_ids() {
+            None => Self::try_from_csr_merging(csr, b, rule),
+            Some(ids) => {
+                let n = csr.num_vertices() as u64;
+                weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
+                    format!("C-trees of a graph with {n} vertices")
+                })?;
+                Ok(Self::from_csr_keyed(csr, Some(ids), b, rule))
+            }
+        }
+    }
+
+    /// The C-trees of `csr`, vertex `v` keyed `ids[v]` (`v` without ids).
+    fn from_csr_keyed(csr: &Csr<W>, ids: Option<&[Vertex]>, b: u32, rule: Combine) -> Self {
         let heads = Heads::new(b);
         let n = csr.num_vertices();
-        let build = |get: &Fill<W>| vtree_of(n, heads, rule, get);
+        // The map is increasing, so mapped lists stay sorted.
+        let id = |u: Vertex| ids.map_or(u, |m| m[u as usize]);
+        let build = |get: &Fill<W>| vtree_of(n, ids, heads, rule, get);
         let out = build(&|v, xs| {
             csr.for_each_out(v, |u, w| {
-                xs.push((u, w));
+                xs.push((id(u), w));
                 true
             });
         });
         let inn = (csr.is_directed() && csr.in_adjacency().is_some()).then(|| {
             build(&|v, xs| {
                 csr.for_each_in(v, |u, w| {
-                    xs.push((u, w));
+                    xs.push((id(u), w));
                     true
                 });
             })
@@ -374,7 +406,7 @@ impl<W: Weight> CTreeGraph<W> {
             directed: csr.is_directed(),
             heads,
             b,
-            n,
+            n: ids.map_or(n, |m| m.last().map_or(0, |&x| x as usize + 1)),
         }
     }
 
@@ -431,7 +463,7 @@ impl<W: Weight> CTreeGraph<W> {
         // renumbering keeps the order, so each list stays sorted.
         let rank = |v: Vertex| ids.partition_point(|&x| x < v) as Vertex;
         let build = |t: &VTree<W>| {
-            vtree_of(ids.len(), self.heads, Combine::Min, &|i, xs| {
+            vtree_of(ids.len(), None, self.heads, Combine::Min, &|i, xs| {
                 let v = ids[i as usize];
                 if let Some(tree) = vtree::tree(t, v) {
                     tree.for_each(v, |u, w| {

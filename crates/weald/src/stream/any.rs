@@ -40,25 +40,37 @@ impl AnyStore {
     /// Create a data directory holding `base` (an empty graph if `None`) as version 0.
     /// `weight` is the stored weight type, `none`, `i32` or `f64` (default: the base's, else
     /// `none`); a base with other weights is an error. The layout's direction is the base's.
+    /// With `original_ids`, a base with an id map (a relabelled file) is stored in those ids
+    /// ([`CTreeGraph::try_from_csr_in_original_ids`]: the command line, whose updates name a
+    /// file's ids); without, in its vertices `0..n` (Python, whose ids are a Graph's).
     pub fn create(
         dir: &Path,
         mut layout: Layout,
         weight: Option<&str>,
         base: Option<&AnyCsr>,
+        original_ids: bool,
         opts: StoreOptions,
     ) -> Result<AnyStore> {
         fn make<W: Weight>(
             dir: &Path,
             layout: Layout,
             base: Option<&Csr<W>>,
+            original_ids: bool,
             opts: StoreOptions,
         ) -> Result<Store<W>>
         where
             AnyCsr: From<Csr<W>>,
         {
             // Parallel arcs of a multigraph base are merged by the store's own rule.
+            let (b, rule) = (layout.b, layout.combine);
             let g = base
-                .map(|c| CTreeGraph::try_from_csr_merging(c, layout.b, layout.combine))
+                .map(|c| {
+                    if original_ids {
+                        CTreeGraph::try_from_csr_in_original_ids(c, b, rule)
+                    } else {
+                        CTreeGraph::try_from_csr_merging(c, b, rule)
+                    }
+                })
                 .transpose()?;
             Store::create(dir, layout, g, opts)
         }
@@ -73,14 +85,18 @@ impl AnyStore {
             ))
         };
         Ok(match (weight, base) {
-            ("none", None) => AnyStore::Unweighted(make::<()>(dir, layout, None, opts)?),
-            ("i32", None) => AnyStore::Int(make::<i32>(dir, layout, None, opts)?),
-            ("f64", None) => AnyStore::Float(make::<f64>(dir, layout, None, opts)?),
+            ("none", None) => AnyStore::Unweighted(make::<()>(dir, layout, None, false, opts)?),
+            ("i32", None) => AnyStore::Int(make::<i32>(dir, layout, None, false, opts)?),
+            ("f64", None) => AnyStore::Float(make::<f64>(dir, layout, None, false, opts)?),
             ("none", Some(AnyCsr::Unweighted(g))) => {
-                AnyStore::Unweighted(make(dir, layout, Some(g), opts)?)
+                AnyStore::Unweighted(make(dir, layout, Some(g), original_ids, opts)?)
             }
-            ("i32", Some(AnyCsr::Int(g))) => AnyStore::Int(make(dir, layout, Some(g), opts)?),
-            ("f64", Some(AnyCsr::Float(g))) => AnyStore::Float(make(dir, layout, Some(g), opts)?),
+            ("i32", Some(AnyCsr::Int(g))) => {
+                AnyStore::Int(make(dir, layout, Some(g), original_ids, opts)?)
+            }
+            ("f64", Some(AnyCsr::Float(g))) => {
+                AnyStore::Float(make(dir, layout, Some(g), original_ids, opts)?)
+            }
             ("none" | "i32" | "f64", Some(_)) => return Err(mismatch()),
             (w, _) => {
                 return Err(WealdError::Invalid(format!(

@@ -20,7 +20,12 @@ use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::CTreeGraph;
 
 const META_MAGIC: [u8; 8] = *b"WEALDCKP";
-const META_VERSION: u32 = 1;
+/// The newest metadata version written and read. Version 1 holds the version's id space
+/// `0..n` and lists the absent ids below `n`; version 2 (written only when the ids are sparse,
+/// [`CTreeGraph::ids_are_sparse`], so that a dense checkpoint stays readable by builds that
+/// know only version 1) holds the present vertices relabelled, with the file's id map giving
+/// their ids, and lists no absent ids.
+const META_VERSION: u32 = 2;
 
 /// What a checkpoint records about its version.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -101,9 +106,15 @@ where
     AnyCsr: From<Csr<W>>,
 {
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    // A sparse version is written relabelled (metadata version 2): its size then follows the
+    // vertices, not the id space.
+    let relabelled = graph.ids_are_sparse().then(|| graph.relabelled());
     // The CSR is built in memory first: refuse one that cannot fit (offsets per vertex slot,
     // targets and weights per arc, twice with in-arcs) instead of aborting on the allocation.
-    let (n, arcs) = (graph.num_vertices() as u64, graph.num_arcs() as u64);
+    let n = relabelled
+        .as_ref()
+        .map_or(graph.num_vertices(), |(_, ids)| ids.len()) as u64;
+    let arcs = graph.num_arcs() as u64;
     let sides = 1 + u64::from(graph.is_directed() && graph.has_in_edges());
     let bytes = weald_graph::mem::bytes_for(n + 1, 8)
         .zip(weald_graph::mem::bytes_for(arcs, 4 + W::BYTES as u64))
@@ -115,16 +126,24 @@ where
             meta.version
         )
     })?;
-    let csr = AnyCsr::from(Csr::from_graph(graph));
+    let (csr, mv, present) = match relabelled {
+        None => (Csr::from_graph(graph), 1u32, graph.vertices()),
+        Some((g, ids)) => {
+            let mut c = Csr::from_graph(&g);
+            c.set_original_ids(ids).map_err(WealdError::Invalid)?;
+            // No absent ids are listed: the id map says which ids are vertices.
+            (c, 2, (0..g.num_vertices() as Vertex).collect())
+        }
+    };
+    let csr = AnyCsr::from(csr);
     let mut m = Vec::new();
     m.extend_from_slice(&META_MAGIC);
-    m.extend_from_slice(&META_VERSION.to_le_bytes());
+    m.extend_from_slice(&mv.to_le_bytes());
     m.extend_from_slice(&meta.version.to_le_bytes());
     m.extend_from_slice(&meta.time_ns.to_le_bytes());
     m.extend_from_slice(&meta.tag.to_le_bytes());
     m.extend_from_slice(&graph.options().b.to_le_bytes());
     // The absent ids below n, difference-coded.
-    let present = graph.vertices();
     let mut absent = Vec::new();
     let mut next = 0 as Vertex;
     for &v in &present {
@@ -184,6 +203,13 @@ pub(crate) fn read(path: &Path) -> Result<Loaded> {
     let b = u32::from_le_bytes(m[36..40].try_into().unwrap());
     let absent = decode_absent(&m[40..], graph.num_vertices() as u64)
         .ok_or_else(|| ferr("the absent-vertex list does not decode"))?;
+    // Version 2 is relabelled (an id map, no absent list); version 1 keeps its ids.
+    match (mv, graph.original_ids().is_some(), absent.is_empty()) {
+        (2, true, true) | (0 | 1, false, _) => {}
+        (2, false, _) => return Err(ferr("a relabelled checkpoint without an id map")),
+        (2, true, false) => return Err(ferr("a relabelled checkpoint lists absent ids")),
+        _ => return Err(ferr("an id map in a checkpoint of metadata version 1")),
+    }
     if b == 0 {
         return Err(ferr("chunk parameter b = 0"));
     }
@@ -222,14 +248,15 @@ fn decode_absent(m: &[u8], n: u64) -> Option<Vec<Vertex>> {
     Some(absent)
 }
 
-/// Turn a loaded checkpoint into the C-tree graph it was written from (`OutOfMemory` if its
-/// vertex count, read from the file, certainly cannot fit).
+/// Turn a loaded checkpoint into the C-tree graph it was written from, in the ids of its id
+/// map if it has one (`OutOfMemory` if its vertex count, read from the file, certainly cannot
+/// fit).
 pub(crate) fn to_ctree<W: Weight>(
     csr: &Csr<W>,
     b: u32,
     absent: &[Vertex],
 ) -> Result<CTreeGraph<W>> {
-    let g = CTreeGraph::try_from_csr_merging(csr, b, Combine::Min)?;
+    let g = CTreeGraph::try_from_csr_in_original_ids(csr, b, Combine::Min)?;
     Ok(if absent.is_empty() {
         g
     } else {
@@ -263,5 +290,49 @@ mod tests {
         short.pop();
         assert_eq!(decode_absent(&short, 10), None);
         assert_eq!(decode_absent(&[], 10), None);
+    }
+
+    /// A checkpoint's id map and its metadata version must agree: version 2 (relabelled) has
+    /// an id map and no absent list, version 1 no id map.
+    #[test]
+    fn metadata_version_and_id_map_must_agree() {
+        let t = tempfile::tempdir().unwrap();
+        let meta = CheckpointMeta {
+            version: 3,
+            time_ns: 5,
+            tag: 7,
+        };
+        let top = weald_graph::MAX_VERTEX;
+        let sparse = CTreeGraph::<()>::new(Default::default())
+            .insert_edges(&[(0, top, ())], Combine::Min)
+            .0;
+        let dense = CTreeGraph::<()>::new(Default::default())
+            .insert_edges(&[(0, 2, ())], Combine::Min)
+            .0;
+        for (g, mv, ids) in [(&sparse, 2, true), (&dense, 1, false)] {
+            let tmp = write_tmp(t.path(), g, meta).unwrap();
+            let l = read(&tmp).unwrap();
+            assert_eq!(l.meta, meta);
+            assert_eq!(l.graph.original_ids().is_some(), ids);
+            let (csr, m) = binary::read_with_meta(&tmp, None).unwrap();
+            let m = m.unwrap();
+            assert_eq!(u32::from_le_bytes(m[8..12].try_into().unwrap()), mv);
+            let AnyCsr::Unweighted(c) = &l.graph else {
+                panic!("unweighted")
+            };
+            let back = to_ctree(c, l.b, &l.absent).unwrap();
+            assert_eq!(back.vertices(), g.vertices());
+            assert_eq!(back.arcs(), g.arcs());
+            // The other metadata version on the same graph is refused.
+            let mut other = m.clone();
+            other[8..12].copy_from_slice(&(3 - mv).to_le_bytes());
+            let bad = t.path().join("bad.wgb");
+            binary::write_with_meta(&csr, &bad, Some(&other), true).unwrap();
+            let err = read(&bad)
+                .err()
+                .expect("a mismatched checkpoint reads")
+                .to_string();
+            assert!(err.contains("id map"), "{err}");
+        }
     }
 }
