@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyTuple};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
+use weald::any::csr_with_ids;
 use weald::AnyGraph;
 use weald_graph::batch::Combine;
 use weald_graph::{EdgeList, Graph as _, InGraph, Vertex, WealdError, Weight};
@@ -39,16 +40,12 @@ impl SnapData {
 
     /// The snapshot as a CSR (a copy, e.g. to write it), with its id map if relabelled.
     pub fn to_csr(&self) -> AnyCsr {
-        let (mut c, ids) = match self {
-            SnapData::Unweighted(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
-            SnapData::Int(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
-            SnapData::Float(_, f, ids) => (AnyCsr::from(Csr::from_graph(f)), ids),
-        };
-        if let Some(ids) = ids {
-            c.set_original_ids(ids.to_vec())
-                .expect("a snapshot's id map fits its vertices");
+        let ids = self.original_ids();
+        match self {
+            SnapData::Unweighted(_, f, _) => AnyCsr::from(csr_with_ids(f, ids)),
+            SnapData::Int(_, f, _) => AnyCsr::from(csr_with_ids(f, ids)),
+            SnapData::Float(_, f, _) => AnyCsr::from(csr_with_ids(f, ids)),
         }
-        c
     }
 
     /// The store's ids of the vertices, if the snapshot renumbered them.

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 use weald_graph::batch::Combine;
-use weald_graph::{Graph, Vertex, Weight};
+use weald_graph::{Graph, InGraph, Vertex, Weight};
 use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::{CTreeGraph, FlatSnapshot, MemoryReport};
 
@@ -132,6 +132,17 @@ pub fn flat_of_version<W: Weight>(
     }
 }
 
+/// A copy of `g` as a CSR ([`Csr::from_graph`]), with `ids` as its id map: the copy of a
+/// relabelled graph keeps its user ids.
+pub fn csr_with_ids<G: InGraph>(g: &G, ids: Option<&[u32]>) -> Csr<G::W> {
+    let mut c = Csr::from_graph(g);
+    if let Some(ids) = ids {
+        c.set_original_ids(ids.to_vec())
+            .expect("a relabelled graph's id map has one increasing id per vertex");
+    }
+    c
+}
+
 impl AnyGraph {
     /// [`flat_of_version`] as an [`AnyGraph`] (the ids, if renumbered, as its id map).
     pub fn of_version<W: Weight>(g: &CTreeGraph<W>) -> weald_graph::Result<Self>
@@ -190,16 +201,12 @@ impl AnyGraph {
         match self {
             AnyGraph::Csr(c) => c.clone(),
             AnyGraph::CTree(f, ids) => {
-                let mut c = match f {
-                    AnyFlat::Unweighted(x) => AnyCsr::from(Csr::from_graph(x)),
-                    AnyFlat::Int(x) => AnyCsr::from(Csr::from_graph(x)),
-                    AnyFlat::Float(x) => AnyCsr::from(Csr::from_graph(x)),
-                };
-                if let Some(ids) = ids {
-                    c.set_original_ids(ids.to_vec())
-                        .expect("a C-tree graph's id map fits its vertices");
+                let ids = ids.as_deref();
+                match f {
+                    AnyFlat::Unweighted(x) => AnyCsr::from(csr_with_ids(x, ids)),
+                    AnyFlat::Int(x) => AnyCsr::from(csr_with_ids(x, ids)),
+                    AnyFlat::Float(x) => AnyCsr::from(csr_with_ids(x, ids)),
                 }
-                c
             }
         }
     }

@@ -349,11 +349,7 @@ impl<W: Weight> CTreeGraph<W> {
     /// before the vertex tree exists) certainly cannot fit in memory — for CSRs whose vertex
     /// count came from a file.
     pub fn try_from_csr_merging(csr: &Csr<W>, b: u32, rule: Combine) -> Result<Self> {
-        let n = csr.num_vertices() as u64;
-        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
-            format!("C-trees of a graph with {n} vertex ids")
-        })?;
-        Ok(Self::from_csr_merging(csr, b, rule))
+        Self::try_from_csr_keyed(csr, None, b, rule)
     }
 
     /// [`CTreeGraph::from_csr`], merging parallel arcs by `rule` (in CSR order: `First` keeps
@@ -367,16 +363,26 @@ impl<W: Weight> CTreeGraph<W> {
     /// absent, so that updates name vertices as the file did. Memory follows the vertices,
     /// however far the ids spread.
     pub fn try_from_csr_in_original_ids(csr: &Csr<W>, b: u32, rule: Combine) -> Result<Self> {
-        match csr.original_ids() {
-            None => Self::try_from_csr_merging(csr, b, rule),
-            Some(ids) => {
-                let n = csr.num_vertices() as u64;
-                weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
-                    format!("C-trees of a graph with {n} vertices")
-                })?;
-                Ok(Self::from_csr_keyed(csr, Some(ids), b, rule))
-            }
-        }
+        Self::try_from_csr_keyed(csr, csr.original_ids(), b, rule)
+    }
+
+    /// [`CTreeGraph::from_csr_keyed`] after the memory check (24 bytes per CSR vertex).
+    fn try_from_csr_keyed(
+        csr: &Csr<W>,
+        ids: Option<&[Vertex]>,
+        b: u32,
+        rule: Combine,
+    ) -> Result<Self> {
+        let n = csr.num_vertices() as u64;
+        let what = if ids.is_some() {
+            "vertices"
+        } else {
+            "vertex ids"
+        };
+        weald_graph::mem::ensure_fits(weald_graph::mem::bytes_for(n, 24), || {
+            format!("C-trees of a graph with {n} {what}")
+        })?;
+        Ok(Self::from_csr_keyed(csr, ids, b, rule))
     }
 
     /// The C-trees of `csr`, vertex `v` keyed `ids[v]` (`v` without ids).

@@ -126,14 +126,10 @@ where
             meta.version
         )
     })?;
-    let (csr, mv, present) = match relabelled {
-        None => (Csr::from_graph(graph), 1u32, graph.vertices()),
-        Some((g, ids)) => {
-            let mut c = Csr::from_graph(&g);
-            c.set_original_ids(ids).map_err(WealdError::Invalid)?;
-            // No absent ids are listed: the id map says which ids are vertices.
-            (c, 2, (0..g.num_vertices() as Vertex).collect())
-        }
+    let (csr, mv, absent) = match relabelled {
+        None => (Csr::from_graph(graph), 1u32, absent_ids(&graph.vertices())),
+        // No absent ids are listed: the id map says which ids are vertices.
+        Some((g, ids)) => (crate::any::csr_with_ids(&g, Some(&ids)), 2, Vec::new()),
     };
     let csr = AnyCsr::from(csr);
     let mut m = Vec::new();
@@ -144,12 +140,6 @@ where
     m.extend_from_slice(&meta.tag.to_le_bytes());
     m.extend_from_slice(&graph.options().b.to_le_bytes());
     // The absent ids below n, difference-coded.
-    let mut absent = Vec::new();
-    let mut next = 0 as Vertex;
-    for &v in &present {
-        absent.extend(next..v);
-        next = v + 1;
-    }
     put_varint(&mut m, absent.len() as u64);
     let mut prev = 0u64;
     for &a in &absent {
@@ -167,6 +157,17 @@ where
         return Err(e);
     }
     Ok(tmp)
+}
+
+/// The ids below the largest of `present` (sorted) that are not in it.
+fn absent_ids(present: &[Vertex]) -> Vec<Vertex> {
+    let mut absent = Vec::new();
+    let mut next = 0 as Vertex;
+    for &v in present {
+        absent.extend(next..v);
+        next = v + 1;
+    }
+    absent
 }
 
 /// A checkpoint read back: the graph (of the weight type of the file) and its metadata.
