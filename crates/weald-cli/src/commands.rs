@@ -242,20 +242,67 @@ pub struct LoadArgs {
     drop_self_loops: bool,
     /// Merge duplicate edges, combining weights by: min (default), max, sum, first, last, or
     /// keep them all with `none`.
-    #[arg(long, default_value = "min")]
-    dedup: String,
+    #[arg(long)]
+    dedup: Option<String>,
     /// Keep the file's vertex ids as they are (no compaction of unused ids).
     #[arg(long)]
     pub(crate) keep_ids: bool,
-    /// Storage backend to load into: csr (static) or ctree (Aspen-style C-trees, a snapshot).
-    #[arg(long, default_value = "csr")]
-    backend: String,
-    /// C-tree chunking: an element starts a chunk with probability 1/b.
-    #[arg(long, default_value_t = weald::storage::ctree::DEFAULT_B)]
-    chunk_b: u32,
+    /// Storage backend to load into: csr (static; the default) or ctree (Aspen-style C-trees,
+    /// a snapshot).
+    #[arg(long)]
+    backend: Option<String>,
+    /// C-tree chunking: an element starts a chunk with probability 1/b (default 256).
+    #[arg(long)]
+    chunk_b: Option<u32>,
 }
 
 impl LoadArgs {
+    /// The options of this group given on the command line, by long name.
+    fn given(&self) -> Vec<&'static str> {
+        [
+            ("format", self.format.is_some()),
+            ("directed", self.directed),
+            ("undirected", self.undirected),
+            ("weighted", self.weighted),
+            ("unweighted", self.unweighted),
+            ("drop-self-loops", self.drop_self_loops),
+            ("dedup", self.dedup.is_some()),
+            ("keep-ids", self.keep_ids),
+            ("backend", self.backend.is_some()),
+            ("chunk-b", self.chunk_b.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+
+    /// An error naming the first of `names` given on the command line (`--NAME {why}`), so
+    /// that an option the command would not read is refused instead of ignored. `names`
+    /// empty: every option of the group.
+    pub(crate) fn refuse(&self, names: &[&str], why: &str) -> Result<()> {
+        match self
+            .given()
+            .into_iter()
+            .find(|g| names.is_empty() || names.contains(g))
+        {
+            Some(name) => Err(WealdError::Invalid(format!("--{name} {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The options that say how a graph file is read, which mean nothing without one.
+    pub(crate) const FILE_OPTIONS: [&'static str; 4] =
+        ["format", "drop-self-loops", "dedup", "keep-ids"];
+
+    /// Why the group's options are refused with `--data`.
+    pub(crate) const NOT_WITH_DATA: &'static str =
+        "says how to read a graph file: --data reads the stored graph as it was stored";
+
+    /// `--backend`, csr when not given.
+    fn backend(&self) -> Result<Backend> {
+        self.backend.as_deref().unwrap_or("csr").parse()
+    }
+
     /// `--directed` was given.
     pub(crate) fn is_directed(&self) -> bool {
         self.directed
@@ -276,13 +323,19 @@ impl LoadArgs {
         self.unweighted
     }
 
+    /// `--chunk-b`, or the default.
     pub(crate) fn chunk_b(&self) -> u32 {
+        self.chunk_b.unwrap_or(weald::storage::ctree::DEFAULT_B)
+    }
+
+    /// `--chunk-b` as given.
+    pub(crate) fn chunk_b_given(&self) -> Option<u32> {
         self.chunk_b
     }
 
     /// `--chunk-b` is usable: at least 2.
     pub(crate) fn check_chunk_b(&self) -> Result<()> {
-        if self.chunk_b < 2 {
+        if self.chunk_b() < 2 {
             return Err(WealdError::Invalid("--chunk-b must be at least 2".into()));
         }
         Ok(())
@@ -293,7 +346,7 @@ impl LoadArgs {
             Some(f) => Some(f.parse::<Format>().map_err(WealdError::Invalid)?),
             None => None,
         };
-        let dedup = match self.dedup.as_str() {
+        let dedup = match self.dedup.as_deref().unwrap_or("min") {
             "none" => None,
             s => Some(s.parse::<Combine>().map_err(|_| {
                 WealdError::Invalid(format!(
@@ -330,15 +383,24 @@ impl LoadArgs {
     /// Load into the C-tree backend whatever `--backend` says (for experiments that update the
     /// graph: the static CSR cannot be updated).
     pub(crate) fn load_ctree(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
-        self.backend.parse::<Backend>()?;
+        if self.backend.is_some() && self.backend()? != Backend::CTree {
+            return Err(WealdError::Invalid(
+                "--backend csr: this command updates the graph, which only the C-tree backend \
+                 can do"
+                    .into(),
+            ));
+        }
         let mut a = self.clone();
-        a.backend = "ctree".into();
+        a.backend = Some("ctree".into());
         a.load_graph(path, quiet)
     }
 
     pub(crate) fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
-        let backend: Backend = self.backend.parse()?;
+        let backend = self.backend()?;
         self.check_chunk_b()?;
+        if backend != Backend::CTree {
+            self.refuse(&["chunk-b"], "shapes C-trees: it needs --backend ctree")?;
+        }
         let (loaded, load_s) = self.load(path, quiet)?;
         let weald::io::Loaded {
             graph,
@@ -349,7 +411,7 @@ impl LoadArgs {
         } = loaded;
         let t = Instant::now();
         let spin = (backend == Backend::CTree).then(|| Spinner::new(quiet, "building C-trees"));
-        let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b)?;
+        let graph = AnyGraph::from(graph).into_backend(backend, self.chunk_b())?;
         drop(spin);
         Ok(LoadedGraph {
             graph,
@@ -527,6 +589,10 @@ fn convert(mut a: ConvertArgs, quiet: bool) -> Result<ExitCode> {
         a.load.undirected = true;
         a.load.directed = false;
     }
+    a.load.refuse(
+        &["backend", "chunk-b"],
+        "does not apply to convert, which writes the graph as it reads it",
+    )?;
     let format = out_format(&a.output, a.to.as_deref(), "--to")?;
     let (loaded, _) = a.load.load(&a.input, quiet)?;
     if let (Format::Ligra, Some(ids)) = (format, loaded.graph.original_ids()) {
@@ -574,6 +640,7 @@ pub struct InfoArgs {
 fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
     a.data.check()?;
     if let Some(dir) = &a.data.data {
+        a.load.refuse(&[], LoadArgs::NOT_WITH_DATA)?;
         let (version, g, secs) = a.data.graph(dir, quiet)?;
         let mut obj = graph_stats(&g);
         obj["data"] = json!(dir);
@@ -596,7 +663,7 @@ fn info(a: InfoArgs, quiet: bool) -> Result<ExitCode> {
     obj["build_time_s"] = json!(lg.build_s);
     if g.ctree_memory().is_some() {
         obj["ctree_build_time_s"] = json!(convert_secs);
-        obj["chunk_b"] = json!(a.load.chunk_b);
+        obj["chunk_b"] = json!(a.load.chunk_b());
     }
     print_stats(&obj, a.json);
     Ok(ExitCode::SUCCESS)
@@ -697,11 +764,30 @@ pub struct RunArgs {
     /// Nibble: random-walk steps.
     #[arg(long)]
     steps: Option<usize>,
-    /// Seed (MIS priorities, random sources).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed (MIS priorities, random sources; default 1).
+    #[arg(long)]
+    seed: Option<u64>,
     #[command(flatten)]
     load: LoadArgs,
+}
+
+impl RunArgs {
+    /// The algorithm options given on the command line, by long name.
+    fn given(&self) -> Vec<&'static str> {
+        [
+            ("source", self.source.is_some()),
+            ("seed", self.seed.is_some()),
+            ("tol", self.tol.is_some()),
+            ("max-iter", self.max_iter.is_some()),
+            ("damping", self.damping.is_some()),
+            ("delta", self.delta.is_some()),
+            ("epsilon", self.epsilon.is_some()),
+            ("steps", self.steps.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
 }
 
 fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
@@ -713,15 +799,18 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
     }
     check_trials(a.trials)?;
     let alg: Algorithm = a.algorithm.as_deref().unwrap_or_default().parse()?;
+    alg.check_options(&a.given())?;
     let file = a.file.clone().unwrap_or_default();
     let mut params = RunParams {
         source: a.source,
         trials: a.trials,
         verify: a.verify,
-        seed: a.seed,
         delta: a.delta,
         ..RunParams::default()
     };
+    if let Some(s) = a.seed {
+        params.seed = s;
+    }
     if let Some(t) = a.tol {
         params.tol = t;
     }
@@ -752,6 +841,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
     a.data.check()?;
     let (g, load_secs, file) = match &a.data.data {
         Some(dir) => {
+            a.load.refuse(&[], LoadArgs::NOT_WITH_DATA)?;
             let (_, g, secs) = a.data.graph(dir, quiet)?;
             (g, secs, dir.clone())
         }

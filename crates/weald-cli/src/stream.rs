@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use weald::graph::batch::Combine;
 use weald::runner::{self, percentile, Algorithm, RunParams};
-use weald::storage::ctree::{CTreeGraph, FlatSnapshot, DEFAULT_B};
+use weald::storage::ctree::{CTreeGraph, FlatSnapshot};
 use weald::storage::{AnyCsr, Csr};
 use weald::stream::{
     duration_arg, AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention,
@@ -175,6 +175,16 @@ pub fn stream(a: StreamArgs, quiet: bool) -> Result<ExitCode> {
         return Err(WealdError::Invalid("--batch must be at least 1".into()));
     }
     a.load.check_chunk_b()?;
+    a.load.refuse(
+        &["backend"],
+        "does not apply to a data directory, which always holds C-trees",
+    )?;
+    if a.base.is_none() {
+        a.load.refuse(
+            &LoadArgs::FILE_OPTIONS,
+            "says how to read the --base file, and none is given",
+        )?;
+    }
     // Every number is checked before the data directory is opened or created.
     let max_wait = duration_arg("--max-wait", a.max_wait, 1e3, "milliseconds")?;
     let query_every = duration_arg("--query-every", a.query_every, 1e3, "milliseconds")?;
@@ -339,8 +349,8 @@ fn open_or_create(
             Some("--weighted".to_string())
         } else if a.load.is_unweighted() && m.weight != "none" {
             Some("--unweighted".to_string())
-        } else if a.load.chunk_b() != DEFAULT_B && a.load.chunk_b() != m.layout.b {
-            Some(format!("--chunk-b {}", a.load.chunk_b()))
+        } else if let Some(b) = a.load.chunk_b_given().filter(|&b| b != m.layout.b) {
+            Some(format!("--chunk-b {b}"))
         } else if a.combine != "last" && a.combine.parse::<Combine>().ok() != Some(m.layout.combine)
         {
             Some(format!("--combine {}", a.combine))
@@ -710,7 +720,7 @@ where
         "ingest_s": ingest_s,
         "updates_per_s": if ingest_s > 0.0 { sent as f64 / ingest_s } else { 0.0 },
         "visibility_latency_us": {"p50": percentile(&vis, 0.5), "p99": percentile(&vis, 0.99),
-                                  "max": vis.last().copied().unwrap_or(0.0)},
+                                  "max": vis.last()},
         "query": a.query,
         "queries": concurrent.as_ref().map(|c| c.len()),
         "query_latency_s": {"concurrent": concurrent.and_then(median),

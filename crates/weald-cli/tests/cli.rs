@@ -1386,3 +1386,205 @@ fn a_closed_output_pipe_ends_the_command_without_a_panic() {
         out.status
     );
 }
+
+/// `weald` with `args` fails, saying `expected` on stderr, without panicking.
+fn refused(args: &[&str], expected: &str) {
+    let o = weald(args);
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    assert!(
+        e.contains(expected) && !e.contains("panicked"),
+        "{args:?}: {e}"
+    );
+}
+
+#[test]
+fn options_a_command_would_not_read_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let el = write_file(t.path(), "g.el", &["0 1 3", "1 2 4", "2 0 5"]);
+    // Algorithm options another algorithm reads.
+    refused(
+        &["-q", "run", "pagerank", &el, "--source", "1"],
+        "--source does not apply to pagerank (it is read by bfs, bc, sssp",
+    );
+    refused(
+        &["-q", "run", "bfs", &el, "--tol", "1e-3"],
+        "--tol does not apply to bfs (it is read by pagerank)",
+    );
+    refused(
+        &[
+            "-q",
+            "run",
+            "bellman-ford",
+            &el,
+            "--weighted",
+            "--delta",
+            "2",
+        ],
+        "--delta does not apply to bellman-ford (it is read by sssp)",
+    );
+    refused(
+        &["-q", "run", "cc", &el, "--seed", "2"],
+        "--seed does not apply to cc",
+    );
+    refused(
+        &["-q", "run", "bfs", &el, "--source", "0", "--seed", "2"],
+        "--seed picks random sources for bfs, and --source gives one",
+    );
+    // ... and the ones they read.
+    for args in [
+        &["run", "mis", &el, "--seed", "7"][..],
+        &[
+            "run",
+            "sssp",
+            &el,
+            "--weighted",
+            "--source",
+            "0",
+            "--delta",
+            "2",
+        ],
+        &[
+            "run",
+            "pagerank",
+            &el,
+            "--tol",
+            "1e-9",
+            "--max-iter",
+            "500",
+            "--damping",
+            "0.8",
+        ],
+        &[
+            "run",
+            "nibble",
+            &el,
+            "--source",
+            "0",
+            "--epsilon",
+            "1e-4",
+            "--steps",
+            "5",
+        ],
+        &["run", "bfs", &el, "--seed", "3"],
+        &["run", "bfs", &el, "--backend", "ctree", "--chunk-b", "4"],
+    ] {
+        let o = weald(&[&["-q"][..], args].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    // Loading options that would shape nothing.
+    refused(
+        &["-q", "run", "bfs", &el, "--chunk-b", "4"],
+        "--chunk-b shapes C-trees: it needs --backend ctree",
+    );
+    refused(
+        &["-q", "info", &el, "--backend", "csr", "--chunk-b", "4"],
+        "--chunk-b shapes C-trees",
+    );
+    let out = t.path().join("g2.el");
+    refused(
+        &[
+            "-q",
+            "convert",
+            &el,
+            out.to_str().unwrap(),
+            "--backend",
+            "ctree",
+        ],
+        "--backend does not apply to convert",
+    );
+    assert!(!out.exists());
+    refused(
+        &["-q", "bench", "updates", &el, "--backend", "csr"],
+        "--backend csr: this command updates the graph",
+    );
+    // A stream without a base file has no file to read; a data directory is C-trees.
+    let ups = write_file(t.path(), "u.txt", &["+ 0 1", "+ 1 2"]);
+    let d = t.path().join("d");
+    let ds = d.to_str().unwrap();
+    for (opt, expected) in [
+        (
+            &["--drop-self-loops"][..],
+            "--drop-self-loops says how to read the --base file",
+        ),
+        (
+            &["--dedup", "sum"],
+            "--dedup says how to read the --base file",
+        ),
+        (
+            &["--keep-ids"],
+            "--keep-ids says how to read the --base file",
+        ),
+        (
+            &["--format", "mtx"],
+            "--format says how to read the --base file",
+        ),
+        (
+            &["--backend", "ctree"],
+            "--backend does not apply to a data directory",
+        ),
+    ] {
+        refused(
+            &[&["-q", "stream", "--data", ds, "--updates", &ups][..], opt].concat(),
+            expected,
+        );
+        assert!(!d.exists(), "{opt:?} made the data directory");
+    }
+    let o = weald(&["-q", "stream", "--data", ds, "--updates", &ups]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // --chunk-b given equal to the directory's own is no contradiction; another is.
+    let o = weald(&[
+        "-q",
+        "stream",
+        "--data",
+        ds,
+        "--updates",
+        &ups,
+        "--chunk-b",
+        "256",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    refused(
+        &[
+            "-q",
+            "stream",
+            "--data",
+            ds,
+            "--updates",
+            &ups,
+            "--chunk-b",
+            "64",
+        ],
+        "--chunk-b 64 contradicts the data directory",
+    );
+    // The stored graph is read as it was stored.
+    for args in [
+        &["info", "--data", ds, "--directed"][..],
+        &["info", "--data", ds, "--backend", "csr"],
+        &["run", "bfs", "--data", ds, "--keep-ids"],
+        &["run", "cc", "--data", ds, "--drop-self-loops"],
+    ] {
+        refused(
+            &[&["-q"][..], args].concat(),
+            "--data reads the stored graph as it was stored",
+        );
+    }
+    let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+    assert_eq!(v["edges"], 2);
+    // A stream of no updates has no latencies: null, not 0.
+    let none = t.path().join("none.txt");
+    std::fs::write(&none, "").unwrap();
+    let v = json(&weald(&[
+        "-q",
+        "stream",
+        "--data",
+        ds,
+        "--updates",
+        none.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["updates"], 0);
+    for k in ["p50", "p99", "max"] {
+        assert!(v["visibility_latency_us"][k].is_null(), "{k}: {v}");
+    }
+}

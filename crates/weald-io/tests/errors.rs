@@ -525,6 +525,17 @@ fn mtx_entries_are_exact_and_symmetric_files_hold_one_triangle() {
         msg.contains("entry (1, 3) mirrors (3, 1) on line 6"),
         "{msg}"
     );
+    // A symmetric matrix is square: a 3 x 4 one is refused at its size line.
+    let (line, msg) = parse_err(
+        "m.mtx",
+        "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 4 1\n4 1\n",
+        LoadOptions::default(),
+    );
+    assert_eq!(line, 3, "{msg}");
+    assert!(
+        msg.contains("a `symmetric` matrix is square, but this one has 3 rows and 4 columns"),
+        "{msg}"
+    );
     // Each entry once, in the lower triangle, the upper or both, loads the same graph.
     let dir = tempfile::tempdir().unwrap();
     let cases = [

@@ -75,6 +75,50 @@ impl Algorithm {
         }
     }
 
+    /// The options of `weald run` the algorithm reads, by their long names (without `--`),
+    /// besides those of every run (`--trials`, `--verify`, `--out`, `--json`). `seed` picks
+    /// random sources when no `source` is given, and MIS's priorities.
+    pub fn options(self) -> &'static [&'static str] {
+        match self {
+            Algorithm::Bfs | Algorithm::Bc | Algorithm::BellmanFord | Algorithm::TwoHop => {
+                &["source", "seed"]
+            }
+            Algorithm::Sssp => &["source", "seed", "delta"],
+            Algorithm::LocalCluster => &["source", "seed", "epsilon", "steps"],
+            Algorithm::PageRank => &["tol", "max-iter", "damping"],
+            Algorithm::Mis => &["seed"],
+            Algorithm::Cc | Algorithm::Tc | Algorithm::KCore => &[],
+        }
+    }
+
+    /// Refuse options given for a run of this algorithm that it would not read (`given`:
+    /// long names without `--`), so that a mistyped command line is not answered as if it
+    /// had been obeyed. `--seed` with `--source` is refused too, except for MIS, whose
+    /// priorities it seeds: the source leaves nothing random to seed.
+    pub fn check_options(self, given: &[&str]) -> Result<()> {
+        for &opt in given {
+            if !self.options().contains(&opt) {
+                let readers: Vec<&str> = Algorithm::ALL
+                    .iter()
+                    .filter(|a| a.options().contains(&opt))
+                    .map(|a| a.name())
+                    .collect();
+                return Err(WealdError::Invalid(format!(
+                    "--{opt} does not apply to {} (it is read by {})",
+                    self.name(),
+                    readers.join(", ")
+                )));
+            }
+        }
+        if self != Algorithm::Mis && given.contains(&"seed") && given.contains(&"source") {
+            return Err(WealdError::Invalid(format!(
+                "--seed picks random sources for {}, and --source gives one: drop one of them",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether the algorithm starts from a source vertex.
     pub fn needs_source(self) -> bool {
         matches!(
@@ -491,4 +535,53 @@ fn run_typed<G: InGraph>(
         verified,
         not_converged,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_an_algorithm_does_not_read_are_refused() {
+        assert!(Algorithm::Bfs.check_options(&["source"]).is_ok());
+        assert!(Algorithm::PageRank
+            .check_options(&["tol", "max-iter", "damping"])
+            .is_ok());
+        assert!(Algorithm::Mis.check_options(&["seed"]).is_ok());
+        assert!(Algorithm::Cc.check_options(&[]).is_ok());
+        let e = Algorithm::PageRank
+            .check_options(&["source"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--source does not apply to pagerank")
+                && e.contains("bfs, bc, sssp, bellman-ford, twohop, nibble"),
+            "{e}"
+        );
+        let e = Algorithm::Bfs
+            .check_options(&["tol"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(it is read by pagerank)"), "{e}");
+        assert!(Algorithm::Sssp.check_options(&["delta"]).is_ok());
+        assert!(Algorithm::BellmanFord.check_options(&["delta"]).is_err());
+        assert!(Algorithm::Tc.check_options(&["seed"]).is_err());
+        // A source leaves nothing random to seed, but MIS's priorities are seeded anyway.
+        let e = Algorithm::Bfs
+            .check_options(&["source", "seed"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--seed picks random sources"), "{e}");
+        assert!(Algorithm::Bfs.check_options(&["seed"]).is_ok());
+        // Each option alone: accepted exactly by the algorithms that read it.
+        let all = [
+            "source", "seed", "tol", "max-iter", "damping", "delta", "epsilon", "steps",
+        ];
+        for a in Algorithm::ALL {
+            for o in all {
+                let ok = a.check_options(&[o]).is_ok();
+                assert_eq!(ok, a.options().contains(&o), "{} --{o}", a.name());
+            }
+        }
+    }
 }

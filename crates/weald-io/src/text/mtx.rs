@@ -119,6 +119,18 @@ fn header(path: &Path, block: &[u8]) -> Result<Header> {
                 ),
             ));
         }
+        if symmetric && rows != cols {
+            // A symmetric matrix equals its transpose, so it is square (as the format's
+            // specification says); a 3 x 4 one is a mislabelled general matrix.
+            return Err(WealdError::parse(
+                path,
+                k as u64 + 1,
+                format!(
+                    "size line: a `symmetric` matrix is square, but this one has {rows} rows \
+                     and {cols} columns (a rectangular matrix is `general`)"
+                ),
+            ));
+        }
         let start = match block[off..].iter().position(|&b| b == b'\n') {
             Some(p) => off + p + 1,
             None => block.len(),
