@@ -704,6 +704,9 @@ fn graph_stats(g: &AnyGraph) -> serde_json::Value {
         "weight_type": g.weight_name(),
         "self_loops": g.num_self_loops(),
         "ids_relabelled": g.original_ids().is_some(),
+        // The user's largest id (relabelling keeps the ids' order): with relabelled ids,
+        // `vertices` counts the ids present, so the id space's extent is here.
+        "max_id": (n > 0).then(|| g.original_id((n - 1) as weald::graph::Vertex)),
         "min_degree": min_d,
         "max_degree": max_d,
         "mean_degree": mean_d,

@@ -66,6 +66,11 @@ fn info_json_has_the_documented_keys() {
     ]));
     assert_eq!(d["directed"], true);
     assert_eq!(d["vertices"], 7115);
+    // wiki-Vote's ids run from 3 to 8297: 7115 of them are vertices.
+    assert_eq!(
+        (&d["ids_relabelled"], &d["max_id"]),
+        (&true.into(), &8297.into())
+    );
     assert_eq!(d["edges"], 103689);
     let c = json(&weald(&[
         "-q",
@@ -306,6 +311,7 @@ fn a_store_with_ids_near_2_pow_32_is_read_relabelled() {
         ("edges", json!(3)),
         ("self_loops", json!(1)),
         ("ids_relabelled", json!(true)),
+        ("max_id", json!(4294967294u64)),
     ] {
         assert_eq!(v[k], want, "{k}: {v}");
     }
@@ -1587,4 +1593,19 @@ fn options_a_command_would_not_read_are_refused() {
     for k in ["p50", "p99", "max"] {
         assert!(v["visibility_latency_us"][k].is_null(), "{k}: {v}");
     }
+    // The largest id: that of the store's vertex 2, and none in an empty graph.
+    let v = json(&weald(&["-q", "info", "--data", ds, "--json"]));
+    assert_eq!(v["max_id"], 2);
+    let v = json(&weald(&[
+        "-q",
+        "info",
+        none.to_str().unwrap(),
+        "--format",
+        "edgelist",
+        "--json",
+    ]));
+    assert_eq!(
+        (&v["vertices"], &v["max_id"]),
+        (&0.into(), &serde_json::Value::Null)
+    );
 }
