@@ -379,9 +379,8 @@ impl LoadArgs {
         Ok((loaded, t.elapsed().as_secs_f64()))
     }
 
-    /// Load, then move the graph into the chosen backend.
-    /// Load into the C-tree backend whatever `--backend` says (for experiments that update the
-    /// graph: the static CSR cannot be updated).
+    /// Load into the C-tree backend (for experiments that update the graph: the static CSR
+    /// cannot be updated); `--backend csr` is refused, not ignored.
     pub(crate) fn load_ctree(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
         if self.backend.is_some() && self.backend()? != Backend::CTree {
             return Err(WealdError::Invalid(
@@ -395,6 +394,7 @@ impl LoadArgs {
         a.load_graph(path, quiet)
     }
 
+    /// Load, then move the graph into the chosen backend.
     pub(crate) fn load_graph(&self, path: &Path, quiet: bool) -> Result<LoadedGraph> {
         let backend = self.backend()?;
         self.check_chunk_b()?;
