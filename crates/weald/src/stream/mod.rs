@@ -74,8 +74,32 @@ pub fn duration_arg(
     unit: &str,
 ) -> crate::Result<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(x / per_second).map_err(|_| {
+        // The largest duration, about 5.8e11 years: 1e20 seconds is finite but beyond it.
+        let max = std::time::Duration::MAX.as_secs_f64() * per_second;
         crate::WealdError::Invalid(format!(
-            "{what} must be a finite number of {unit}, at least 0 (got {x:?})"
+            "{what} must be a number of {unit} from 0 to {max:.1e} (got {x:?})"
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_duration_argument_outside_the_range_names_the_range() {
+        let ms = super::duration_arg("--max-wait", 2.5, 1e3, "milliseconds").unwrap();
+        assert_eq!(ms, std::time::Duration::from_micros(2500));
+        for x in [-1.0, f64::NAN, f64::INFINITY, 1e20] {
+            let e = super::duration_arg("--keep-seconds", x, 1.0, "seconds")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("--keep-seconds must be a number of seconds from 0 to 1.8e19"),
+                "{x}: {e}"
+            );
+        }
+        let e = super::duration_arg("--max-wait", 1e300, 1e3, "milliseconds")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("from 0 to 1.8e22 (got 1e300)"), "{e}");
+    }
 }
