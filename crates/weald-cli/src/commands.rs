@@ -259,7 +259,7 @@ pub struct LoadArgs {
 impl LoadArgs {
     /// The options of this group given on the command line, by long name.
     fn given(&self) -> Vec<&'static str> {
-        [
+        given_names([
             ("format", self.format.is_some()),
             ("directed", self.directed),
             ("undirected", self.undirected),
@@ -270,10 +270,7 @@ impl LoadArgs {
             ("keep-ids", self.keep_ids),
             ("backend", self.backend.is_some()),
             ("chunk-b", self.chunk_b.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(name, given)| given.then_some(name))
-        .collect()
+        ])
     }
 
     /// An error naming the first of `names` given on the command line (`--NAME {why}`), so
@@ -777,7 +774,7 @@ pub struct RunArgs {
 impl RunArgs {
     /// The algorithm options given on the command line, by long name.
     fn given(&self) -> Vec<&'static str> {
-        [
+        given_names([
             ("source", self.source.is_some()),
             ("seed", self.seed.is_some()),
             ("tol", self.tol.is_some()),
@@ -786,11 +783,16 @@ impl RunArgs {
             ("delta", self.delta.is_some()),
             ("epsilon", self.epsilon.is_some()),
             ("steps", self.steps.is_some()),
-        ]
+        ])
+    }
+}
+
+/// The names of the options given, from `(long name, given)` pairs.
+fn given_names<const N: usize>(options: [(&'static str, bool); N]) -> Vec<&'static str> {
+    options
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
         .collect()
-    }
 }
 
 fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {

@@ -1563,6 +1563,33 @@ fn options_a_command_would_not_read_are_refused() {
         ],
         "--chunk-b 64 contradicts the data directory",
     );
+    // A directory built with another b: --chunk-b 256, the default, given, contradicts it
+    // (it had passed for being the default); its own b does not.
+    let d64 = t.path().join("d64");
+    let d64s = d64.to_str().unwrap();
+    let with_b = |b: &str| {
+        weald(&[
+            "-q",
+            "stream",
+            "--data",
+            d64s,
+            "--updates",
+            &ups,
+            "--chunk-b",
+            b,
+        ])
+    };
+    for b in ["64", "64"] {
+        let o = with_b(b);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = with_b("256");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--chunk-b 256 contradicts the data directory"),
+        "{}",
+        stderr(&o)
+    );
     // The stored graph is read as it was stored.
     for args in [
         &["info", "--data", ds, "--directed"][..],
