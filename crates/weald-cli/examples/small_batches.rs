@@ -7,7 +7,9 @@
 //! version is timed on its own. With `in-place`, each batch updates the one graph in place
 //! (`insert_edges_mut`, `delete_edges_mut`: nothing to free), as
 //! `VersionedGraph::apply_in_place` and Python's `DynamicGraph` do when no snapshot holds the
-//! version.
+//! version. The batches cycle through min(ROUNDS, 1000) distinct ones, or through `DISTINCT`
+//! ones if that is set in the environment (`DISTINCT=1`: one batch repeated, every line it
+//! touches in cache: what a batch costs beyond its cache misses).
 use std::path::Path;
 use std::time::Instant;
 use weald::graph::batch::Combine;
@@ -47,7 +49,11 @@ fn main() {
         seed: 77,
         ..Default::default()
     };
-    let distinct = rounds.min(1000);
+    let distinct = std::env::var("DISTINCT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&d| d > 0)
+        .unwrap_or(rounds.min(1000));
     let el = gen::rmat_arcs(&p, size * distinct);
     let edges: Vec<(Vertex, Vertex, ())> = el
         .src

@@ -182,6 +182,31 @@
 //!   in one process, insert 2–5 % and delete 1–3 % faster at 1 thread, 8 % / 9 % at 2;
 //!   batches of 1000 even.
 //!
+//! **The floor of counted path copying** (2026-12-01, AMD EPYC, 1 thread). The goal for new
+//! versions of a held graph, 2× Aspen's 7.1e5 inserted edges/s at batches of 10, leaves 7 µs
+//! for a batch of 20 arcs: 350 ns an arc, everything included. Measured against that:
+//! * the batch itself (`small_batches FILE 10 20000`): 21–23 µs a batch of 10 edges on 1,000
+//!   distinct batches, 13.1 µs with one batch repeated (`DISTINCT=1`, every line it touches
+//!   in cache), 1.87 µs for one edge repeated. So ~650 ns an arc is work done in cache (the
+//!   profile puts it on the locked increments of the shared siblings' and arrays' counts in
+//!   `update_rec`, and on the first stores to new nodes in `join3` and `update_block`), and the
+//!   misses add ~450;
+//! * a model of the vertex tree alone (`cargo run --release --example path_copy_floor -p
+//!   weald-cli -- 20`: 65,536 blocks, a 160-byte payload per block standing for its array,
+//!   nothing else of a batch; three runs): a balanced binary tree of `Arc` nodes costs
+//!   288–364 ns a key in cache and 591–740 ns on distinct batches; radix tries of fan-out 4,
+//!   8 and 16 (a copied node takes F − 1 counts) 280–366 / 478–521, 363–379 / 534–577 and
+//!   426–465 / 612–857 ns; the binary tree with no counts at all (nodes in an arena, linked by
+//!   index, nothing freed one by one) 67–118 / 268–321 ns.
+//!
+//! So no fan-out brings counted path copying near 350 ns an arc once the arc's edge tree and
+//! its block are paid for too (a 4-ary vertex tree would save ~20 % of the vertex tree's part,
+//! and its in-place paths would all have to be written anew), while dropping the per-node
+//! counts and allocations removes ~75 % of the in-cache cost and ~55 % of the cold one. That
+//! is the direction left for versioned small batches: nodes without counts, reclaimed by the
+//! range of versions that can reach them (see the paragraph above on a line of versions), not
+//! a reshaped tree.
+//!
 //! ## In place (what nobody else holds)
 //!
 //! Every update goes through `CTreeGraph::*_mut` (`apply_mut`, `insert_edges_mut`, ...; the
