@@ -844,15 +844,16 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         )));
     }
     a.data.check()?;
-    let (g, load_secs, file) = match &a.data.data {
+    // The stored version read, with --data (reported: --at-time picks it by time).
+    let (g, load_secs, file, version) = match &a.data.data {
         Some(dir) => {
             a.load.refuse(&[], LoadArgs::NOT_WITH_DATA)?;
-            let (_, g, secs) = a.data.graph(dir, quiet)?;
-            (g, secs, dir.clone())
+            let (v, g, secs) = a.data.graph(dir, quiet)?;
+            (g, secs, dir.clone(), Some(v))
         }
         None => {
             let lg = a.load.load_graph(&file, quiet)?;
-            (lg.graph, lg.load_s + lg.convert_s, file)
+            (lg.graph, lg.load_s + lg.convert_s, file, None)
         }
     };
     crate::purge::keep_freed_memory();
@@ -878,6 +879,9 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             "verified": verified,
             "result": report.result,
         });
+        if let Some(v) = version {
+            obj["version"] = json!(v);
+        }
         if alg.needs_source() {
             obj["sources"] = json!(sources);
         }
@@ -890,8 +894,9 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         println!("{obj}");
     } else {
         println!(
-            "{}: {} vertices, {} edges, loaded in {:.3} s, {} threads",
+            "{}{}: {} vertices, {} edges, loaded in {:.3} s, {} threads",
             file.display(),
+            version.map_or(String::new(), |v| format!(" (version {v})")),
             g.num_vertices(),
             g.num_edges(),
             load_secs,

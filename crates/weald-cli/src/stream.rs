@@ -18,32 +18,57 @@ use weald::runner::{self, percentile, Algorithm, RunParams};
 use weald::storage::ctree::{CTreeGraph, FlatSnapshot};
 use weald::storage::{AnyCsr, Csr};
 use weald::stream::{
-    duration_arg, AnyStore, Commit, Event, Fsync, Layout, Manifest, RecoveryReport, Retention,
-    Store, StoreOptions, Update,
+    duration_arg, format_time_ns, parse_time_ns, AnyStore, At, Commit, Event, Fsync, Layout,
+    Manifest, RecoveryReport, Retention, Store, StoreOptions, Update,
 };
 use weald::{AnyFlat, AnyGraph, Result, Vertex, WealdError, Weight};
 
-/// Where a stored graph is read from (`--data DIR [--version V]`).
+/// Where a stored graph is read from (`--data DIR [--version V | --at-time T]`).
 #[derive(Args, Debug, Clone)]
 pub struct DataArgs {
     /// A Weald data directory (written by `weald stream`).
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// The version to read (default: the newest); it must be retained or pinned.
-    #[arg(long, requires = "data")]
+    #[arg(long, requires = "data", conflicts_with = "at_time")]
     pub version: Option<u64>,
+    /// Read the graph as it was at this time: the newest retained version committed at or
+    /// before it. A UTC time (`2026-12-01T10:00:00Z`, `2026-12-01 10:00:00.25`) or
+    /// nanoseconds since the Unix epoch (as `weald versions --json` lists them).
+    #[arg(long, requires = "data")]
+    pub at_time: Option<String>,
 }
 
 impl DataArgs {
-    /// `--version` belongs to `--data` (clap's `requires` does not hold it in a flattened
-    /// group: `info FILE --version 3` read FILE and ignored it).
+    /// `--version` and `--at-time` belong to `--data` (clap's `requires` does not hold them
+    /// in a flattened group: `info FILE --version 3` read FILE and ignored it); a time must
+    /// parse.
     pub fn check(&self) -> Result<()> {
-        if self.version.is_some() && self.data.is_none() {
-            return Err(WealdError::Invalid(
-                "--version picks a version of a data directory: it needs --data DIR".into(),
-            ));
+        for (given, name) in [
+            (self.version.is_some(), "--version"),
+            (self.at_time.is_some(), "--at-time"),
+        ] {
+            if given && self.data.is_none() {
+                return Err(WealdError::Invalid(format!(
+                    "{name} picks a version of a data directory: it needs --data DIR"
+                )));
+            }
         }
-        Ok(())
+        self.at().map(|_| ())
+    }
+
+    /// The version these options pick.
+    fn at(&self) -> Result<At> {
+        Ok(match (&self.version, &self.at_time) {
+            (Some(v), _) => At::Version(*v),
+            (None, Some(t)) => At::TimeNs(parse_time_ns(t).ok_or_else(|| {
+                WealdError::Invalid(format!(
+                    "--at-time `{t}`: expected a UTC time such as 2026-12-01T10:00:00Z or \
+                     2026-12-01 10:00:00.25 (no offset), or nanoseconds since the Unix epoch"
+                ))
+            })?),
+            (None, None) => At::Newest,
+        })
     }
 
     /// Open the directory and take the graph of the chosen version.
@@ -53,7 +78,7 @@ impl DataArgs {
         let store = AnyStore::open(dir, StoreOptions::default())?;
         drop(spin);
         warn_dropped(dir, store.recovery());
-        let (v, g) = store.graph(self.version)?;
+        let (v, g) = store.graph(self.at()?)?;
         store.close()?;
         Ok((v, g, t.elapsed().as_secs_f64()))
     }
@@ -563,12 +588,14 @@ fn check_query(alg: Algorithm, directed: bool, weight: &str) -> Result<()> {
         .map_err(|e| WealdError::Invalid(format!("--query {}: {e}", alg.name())))
 }
 
-/// One query on a snapshot of the newest version; returns its seconds (flattening included).
+/// One query on a snapshot of the newest version; returns its seconds (flattening included),
+/// or `None` when the version has no edge and nothing was run (a version before the first
+/// insertion, or one a window emptied): such a query is counted apart, not timed as zero.
 fn query_once<W: Weight>(
     snap: &weald::storage::ctree::Snapshot<W>,
     alg: Algorithm,
     seed: u64,
-) -> Result<f64>
+) -> Result<Option<f64>>
 where
     AnyFlat: From<FlatSnapshot<W>>,
 {
@@ -587,9 +614,26 @@ where
         runner::run(&g, alg, &params)?;
         Ok((g, true))
     })?;
-    let secs = if ran { t.elapsed().as_secs_f64() } else { 0.0 };
+    let secs = ran.then(|| t.elapsed().as_secs_f64());
     drop(g); // freeing the flat snapshot is not timed, as before
     Ok(secs)
+}
+
+/// The queries of one phase: the seconds of those that ran, and how many found the version
+/// without an edge (not run, not timed).
+#[derive(Default)]
+struct Queries {
+    secs: Vec<f64>,
+    on_empty: usize,
+}
+
+impl Queries {
+    fn add(&mut self, secs: Option<f64>) {
+        match secs {
+            Some(s) => self.secs.push(s),
+            None => self.on_empty += 1,
+        }
+    }
 }
 
 fn drive<W: Weight>(
@@ -615,13 +659,13 @@ where
     let (sent, input_error, concurrent) = std::thread::scope(|sc| {
         let querier = query.map(|alg| {
             let (store, done, first_query) = (&store, &done, &first_query);
-            sc.spawn(move || -> Result<Vec<f64>> {
-                let mut lat = Vec::new();
+            sc.spawn(move || -> Result<Queries> {
+                let mut q = Queries::default();
                 let mut seed = 1;
                 let mut snap = store.acquire();
                 first_query.wait();
                 loop {
-                    lat.push(query_once(&snap, alg, seed)?);
+                    q.add(query_once(&snap, alg, seed)?);
                     drop(snap);
                     seed += 1;
                     if !query_every.is_zero() {
@@ -632,7 +676,7 @@ where
                     }
                     snap = store.acquire();
                 }
-                Ok(lat)
+                Ok(q)
             })
         });
         if querier.is_some() {
@@ -678,12 +722,11 @@ where
     let isolated = match (&concurrent, query) {
         (Some(c), Some(alg)) => {
             let snap = store.acquire();
-            let k = c.len().clamp(1, 20);
-            let mut lat = Vec::with_capacity(k);
-            for i in 0..k {
-                lat.push(query_once(&snap, alg, i as u64 + 1)?);
+            let mut q = Queries::default();
+            for i in 0..c.secs.len().clamp(1, 20) {
+                q.add(query_once(&snap, alg, i as u64 + 1)?);
             }
-            Some(lat)
+            Some(q)
         }
         _ => None,
     };
@@ -722,9 +765,10 @@ where
         "visibility_latency_us": {"p50": percentile(&vis, 0.5), "p99": percentile(&vis, 0.99),
                                   "max": vis.last()},
         "query": a.query,
-        "queries": concurrent.as_ref().map(|c| c.len()),
-        "query_latency_s": {"concurrent": concurrent.and_then(median),
-                            "isolated": isolated.and_then(median)},
+        "queries": concurrent.as_ref().map(|c| c.secs.len()),
+        "queries_on_empty": concurrent.as_ref().map(|c| c.on_empty),
+        "query_latency_s": {"concurrent": concurrent.and_then(|c| median(c.secs)),
+                            "isolated": isolated.and_then(|c| median(c.secs))},
         "edges": edges,
         "arcs": arcs,
     });
@@ -850,21 +894,22 @@ pub fn versions(a: VersionsArgs, _quiet: bool) -> Result<ExitCode> {
         let arr: Vec<Value> = vs
             .iter()
             .map(|v| {
-                json!({"version": v.version, "time_ns": v.time_ns, "tag": v.tag, "arcs": v.arcs,
+                json!({"version": v.version, "time_ns": v.time_ns, "time": format_time_ns(v.time_ns),
+                       "tag": v.tag, "arcs": v.arcs,
                        "edges": v.edges, "pins": v.pins, "in_memory": v.in_memory, "on_disk": v.on_disk})
             })
             .collect();
         println!("{}", Value::Array(arr));
     } else {
         println!(
-            "{:>10} {:>20} {:>12} {:>12} {:>10}  pins",
-            "version", "commit time (ns)", "edges", "tag", "on disk"
+            "{:>10}  {:<27} {:>12} {:>12} {:>10}  pins",
+            "version", "commit time (UTC)", "edges", "tag", "on disk"
         );
         for v in vs {
             println!(
-                "{:>10} {:>20} {:>12} {:>12} {:>10}  {}",
+                "{:>10}  {:<27} {:>12} {:>12} {:>10}  {}",
                 v.version,
-                v.time_ns,
+                format_time_ns(v.time_ns),
                 v.edges,
                 v.tag,
                 v.on_disk,

@@ -8,6 +8,18 @@ use weald_graph::{Result, WealdError, Weight};
 use weald_storage::csr::{AnyCsr, Csr};
 use weald_storage::ctree::CTreeGraph;
 
+/// Which version of a store to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// The newest version.
+    Newest,
+    /// This version (retained or pinned: [`Store::snapshot_at`]).
+    Version(u64),
+    /// The newest retained version committed at or before this time, in nanoseconds since
+    /// the Unix epoch ([`Store::snapshot_at_time`]).
+    TimeNs(u64),
+}
+
 /// A [`Store`] of the weight type found in the data directory's manifest.
 pub enum AnyStore {
     Unweighted(Store<()>),
@@ -128,13 +140,14 @@ impl AnyStore {
         with_store!(self, s => s.versions())
     }
 
-    /// The graph of `version` (the newest if `None`) as an [`AnyGraph`] (see
-    /// [`crate::any::flat_of_version`] for its ids).
-    pub fn graph(&self, version: Option<u64>) -> Result<(u64, AnyGraph)> {
+    /// The graph of the version `at` picks, with that version's number, as an [`AnyGraph`]
+    /// (see [`crate::any::flat_of_version`] for its ids).
+    pub fn graph(&self, at: At) -> Result<(u64, AnyGraph)> {
         with_store!(self, s => {
-            let snap = match version {
-                Some(v) => s.snapshot_at(v)?,
-                None => s.acquire(),
+            let snap = match at {
+                At::Newest => s.acquire(),
+                At::Version(v) => s.snapshot_at(v)?,
+                At::TimeNs(t) => s.snapshot_at_time(t)?,
             };
             Ok((snap.version(), AnyGraph::of_version(snap.graph())?))
         })

@@ -7,7 +7,7 @@
 //! once no reader holds a snapshot of it.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 use weald_graph::Weight;
 use weald_storage::ctree::Snapshot;
 
@@ -97,5 +97,61 @@ impl<W: Weight> History<W> {
             })
             .map(|(_, k)| k)
             .collect()
+    }
+}
+
+/// A commit time (nanoseconds since the Unix epoch, as [`VersionInfo::time_ns`]) as RFC 3339
+/// UTC, to the microsecond: `2026-12-01T22:00:02.462349Z`.
+pub fn format_time_ns(ns: u64) -> String {
+    humantime::format_rfc3339_micros(UNIX_EPOCH + Duration::from_nanos(ns)).to_string()
+}
+
+/// A time as nanoseconds since the Unix epoch, from those nanoseconds (digits only) or from a
+/// UTC time: RFC 3339 (`2026-12-01T10:00:00Z`), or with a space for the `T` and without the
+/// `Z` (`2026-12-01 10:00:00.25`), any number of fractional digits; no offsets. `None` if it
+/// is neither, or outside 1970 to 2554 (the range of `u64` nanoseconds).
+pub fn parse_time_ns(s: &str) -> Option<u64> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse().ok();
+    }
+    let at = humantime::parse_rfc3339_weak(t).ok()?;
+    u64::try_from(at.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_and_format_in_utc() {
+        let ns = 1_796_162_402_462_349_098;
+        assert_eq!(format_time_ns(ns), "2026-12-01T22:00:02.462349Z");
+        assert_eq!(format_time_ns(0), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(parse_time_ns("1796162402462349098"), Some(ns));
+        assert_eq!(
+            parse_time_ns("2026-12-01T22:00:02.462349098Z"),
+            Some(ns),
+            "every fractional digit is kept"
+        );
+        assert_eq!(
+            parse_time_ns(" 2026-12-01 22:00:02.5 "),
+            Some(1_796_162_402_500_000_000)
+        );
+        assert_eq!(parse_time_ns(&format_time_ns(ns)), Some(ns - 98));
+        assert_eq!(parse_time_ns("1970-01-01T00:00:00Z"), Some(0));
+        for bad in [
+            "",
+            "yesterday",
+            "1969-12-31T23:59:59Z",
+            "2026-13-01T00:00:00Z",
+            "2026-12-01T10:00:00+01:00",
+            "-5",
+        ] {
+            assert_eq!(parse_time_ns(bad), None, "{bad:?}");
+        }
+        // Past u64 nanoseconds (the year 2554).
+        assert_eq!(parse_time_ns("18446744073709551616"), None);
+        assert_eq!(parse_time_ns("2600-01-01T00:00:00Z"), None);
     }
 }

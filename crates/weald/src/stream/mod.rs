@@ -52,9 +52,9 @@ mod store;
 mod update;
 mod wal;
 
-pub use any::AnyStore;
+pub use any::{AnyStore, At};
 pub use checkpoint::CheckpointMeta;
-pub use history::{Retention, VersionInfo};
+pub use history::{format_time_ns, parse_time_ns, Retention, VersionInfo};
 pub(crate) use store::apply_in_order;
 pub use store::{
     Callback, Commit, Dropped, Event, Layout, Manifest, Producer, RecoveryReport, Store,

@@ -1,7 +1,7 @@
 //! [`Store`]: a durable, versioned C-tree graph in a data directory, fed by producers.
 
 use super::checkpoint::{self, CheckpointMeta};
-use super::history::{History, Kept, Retention, VersionInfo};
+use super::history::{format_time_ns, History, Kept, Retention, VersionInfo};
 use super::replay::Replay;
 use super::update::{BatchBuilder, Update};
 use super::wal::{self, Fsync, Wal, WalOptions};
@@ -1090,9 +1090,13 @@ where
         match vs.iter().rev().find(|v| v.time_ns <= time_ns) {
             Some(v) => self.snapshot_at(v.version),
             None => Err(WealdError::Invalid(format!(
-                "no retained version was committed at or before {time_ns} ns since the epoch (oldest retained: {})",
-                vs.first()
-                    .map_or("none".to_string(), |v| format!("version {} at {} ns", v.version, v.time_ns))
+                "no retained version was committed at or before {} ({time_ns} ns since the epoch; oldest retained: {})",
+                format_time_ns(time_ns),
+                vs.first().map_or("none".to_string(), |v| format!(
+                    "version {} at {}",
+                    v.version,
+                    format_time_ns(v.time_ns)
+                ))
             ))),
         }
     }
