@@ -878,6 +878,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
             "median_s": report.median(),
             "verified": verified,
             "result": report.result,
+            "result_name": alg.result_name(),
         });
         if let Some(v) = version {
             obj["version"] = json!(v);
@@ -910,7 +911,7 @@ fn run(a: RunArgs, quiet: bool) -> Result<ExitCode> {
         }
         println!("median: {:.6} s", report.median());
         if let Some(r) = report.result {
-            println!("result: {r}");
+            println!("result: {r} ({})", alg.result_name().unwrap_or("result"));
         }
         match &report.verified {
             None => {}
@@ -998,6 +999,7 @@ fn demo(a: DemoArgs, quiet: bool) -> Result<ExitCode> {
             "algorithm": alg.name(),
             "seconds": r.median(),
             "result": r.result,
+            "result_name": alg.result_name(),
             "verified": ok,
             "verification_error": r.verified.and_then(|v| v.err()).or(r.not_converged),
         }));
@@ -1040,21 +1042,24 @@ fn demo(a: DemoArgs, quiet: bool) -> Result<ExitCode> {
             rayon::current_num_threads()
         );
         println!(
-            "  {:<14} {:>10} {:>16}  verification",
+            "  {:<14} {:>10}  {:<34}  verification",
             "algorithm", "seconds", "result"
         );
         for r in &rows {
-            let res = r["result"]
-                .as_f64()
-                .map(|x| format!("{x}"))
-                .unwrap_or_else(|| "-".into());
+            // What the number counts, then the number: counts as integers, a fraction (the
+            // conductance) to 4 places.
+            let res = match (r["result"].as_f64(), r["result_name"].as_str()) {
+                (Some(x), Some(name)) if x.fract() == 0.0 => format!("{name} = {x}"),
+                (Some(x), Some(name)) => format!("{name} = {x:.4}"),
+                _ => "-".into(),
+            };
             let ver = if r["verified"].as_bool() == Some(true) {
                 "PASS".to_string()
             } else {
                 format!("FAIL ({})", r["verification_error"].as_str().unwrap_or("?"))
             };
             println!(
-                "  {:<14} {:>10.4} {:>16}  {ver}",
+                "  {:<14} {:>10.4}  {:<34}  {ver}",
                 r["algorithm"].as_str().unwrap(),
                 r["seconds"].as_f64().unwrap(),
                 res

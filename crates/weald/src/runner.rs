@@ -58,15 +58,31 @@ impl Algorithm {
         }
     }
 
+    /// What the run's single-number result counts (`Report::result`), for the reports that
+    /// print it; `None` for an algorithm without one.
+    pub fn result_name(self) -> Option<&'static str> {
+        Some(match self {
+            Algorithm::Bfs | Algorithm::Sssp | Algorithm::BellmanFord => "vertices reached",
+            Algorithm::Bc => return None,
+            Algorithm::PageRank => "iterations",
+            Algorithm::Cc => "components",
+            Algorithm::Tc => "triangles",
+            Algorithm::KCore => "max core",
+            Algorithm::Mis => "set size",
+            Algorithm::TwoHop => "vertices within two hops",
+            Algorithm::LocalCluster => "conductance",
+        })
+    }
+
     /// One line for `weald run --list`.
     pub fn description(self) -> &'static str {
         match self {
-            Algorithm::Bfs => "breadth-first search, direction-optimising; value = hop distance (-1 unreachable)",
+            Algorithm::Bfs => "breadth-first search, direction-optimising; value = hop distance (-1 unreachable), result = vertices reached",
             Algorithm::Bc => "single-source betweenness (Brandes dependencies); value = dependency score",
-            Algorithm::PageRank => "PageRank by power iteration (damping 0.85); value = rank (ranks sum to 1)",
-            Algorithm::Cc => "connected components (weak, for directed graphs), Afforest; value = smallest id in the component",
-            Algorithm::Sssp => "single-source shortest paths, delta-stepping (non-negative weights); value = distance (inf unreachable)",
-            Algorithm::BellmanFord => "single-source shortest paths, Bellman-Ford (negative weights, detects negative cycles)",
+            Algorithm::PageRank => "PageRank by power iteration (damping 0.85); value = rank (ranks sum to 1), result = iterations",
+            Algorithm::Cc => "connected components (weak, for directed graphs), Afforest; value = smallest id in the component, result = components",
+            Algorithm::Sssp => "single-source shortest paths, delta-stepping (non-negative weights); value = distance (inf unreachable), result = vertices reached",
+            Algorithm::BellmanFord => "single-source shortest paths, Bellman-Ford (negative weights, detects negative cycles); value = distance, result = vertices reached",
             Algorithm::Tc => "triangle counting, degree-ordered intersection; value = triangles at the vertex, result = total",
             Algorithm::KCore => "k-core decomposition by bucketed peeling; value = coreness, result = max core",
             Algorithm::Mis => "maximal independent set, deterministic for a seed; value = 1 in the set, result = size",
@@ -582,6 +598,35 @@ mod tests {
                 let ok = a.check_options(&[o]).is_ok();
                 assert_eq!(ok, a.options().contains(&o), "{} --{o}", a.name());
             }
+        }
+    }
+
+    /// Every algorithm that reports a single number names what it counts, and only those.
+    //   0 - 1 - 2      a triangle 0-1-2 with a tail 2-3
+    //    \   /  |
+    //      -    3
+    #[test]
+    fn a_result_has_a_name_exactly_when_there_is_one() {
+        use weald_graph::batch::EdgeList;
+        use weald_storage::csr::{BuildOptions, Csr};
+        let (src, dst) = (vec![0, 1, 0, 2], vec![1, 2, 2, 3]);
+        let el = EdgeList {
+            num_vertices: 4,
+            weights: vec![1i32; src.len()],
+            src,
+            dst,
+        };
+        let (csr, _) = Csr::build(el, &BuildOptions::default()).unwrap();
+        let g = AnyGraph::from(weald_storage::csr::AnyCsr::from(csr));
+        for a in Algorithm::ALL {
+            let r = run(&g, a, &RunParams::default()).unwrap();
+            assert_eq!(
+                r.result.is_some(),
+                a.result_name().is_some(),
+                "{}: result {:?}",
+                a.name(),
+                r.result
+            );
         }
     }
 }
