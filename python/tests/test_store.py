@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import datetime
 import time
 
 import networkx as nx
@@ -64,6 +65,20 @@ def test_snapshot_isolation_and_history(tmp_path):
             assert s.num_edges == 1 and s.version == v_old
         with st.snapshot_at_time(time.time() + 1) as s:
             assert s.version == st.version
+        # Each listed time gives back its own version (the float seconds are compared as
+        # listed: converting them back to nanoseconds could land before the commit), and so
+        # does the same moment as a datetime.
+        for v in vs:
+            assert isinstance(v["time_ns"], int) and abs(v["time_ns"] / 1e9 - v["time"]) < 1e-6
+            with st.snapshot_at_time(v["time"]) as s:
+                assert s.version == v["version"], (v, s.version)
+        latest = datetime.datetime.fromtimestamp(vs[-1]["time"] + 1, tz=datetime.timezone.utc)
+        with st.snapshot_at_time(latest) as s:
+            assert s.version == vs[-1]["version"]
+        with pytest.raises(ValueError, match="no retained version"):
+            st.snapshot_at_time(vs[0]["time"] - 1)
+        with pytest.raises(TypeError, match="or a datetime, not str"):
+            st.snapshot_at_time("noon")
         with pytest.raises(ValueError):
             st.snapshot_at(10**9)
 

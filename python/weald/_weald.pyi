@@ -1,6 +1,7 @@
 """Type stubs of the extension module `weald._weald` (generated from its docstrings, then
 kept by hand). Per-vertex arrays are indexed by internal vertex id."""
 
+import datetime
 import os
 from typing import Any
 
@@ -244,10 +245,10 @@ class Store:
         """The newest version (use as a context manager)."""
     def snapshot_at(self, version: int) -> Snapshot:
         """A retained or pinned version; ValueError for any other."""
-    def snapshot_at_time(self, t: float) -> Snapshot:
-        """The newest retained version committed at or before `t` (seconds since the epoch)."""
+    def snapshot_at_time(self, t: float | datetime.datetime) -> Snapshot:
+        """The newest retained version committed at or before `t` (seconds since the epoch, or a datetime), as `versions()` reports times."""
     def versions(self) -> list[dict[str, Any]]:
-        """Retained versions, oldest first: version, time, tag, edges, arcs, pins, in_memory, on_disk."""
+        """Retained versions, oldest first: version, time (float seconds), time_ns (exact), tag, edges, arcs, pins, in_memory, on_disk."""
     def pin(self, name: str, version: int) -> None:
         """Keep `version` under `name`, across restarts."""
     def unpin(self, name: str) -> None:

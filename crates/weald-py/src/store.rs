@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 use weald::stream::{
-    AnyStore, Fsync, Layout, Producer, RecoveryReport, Retention, StoreOptions, StreamStats,
-    Ticket, Update,
+    latest_ns_at_seconds, time_seconds, AnyStore, Fsync, Layout, Producer, RecoveryReport,
+    Retention, StoreOptions, StreamStats, Ticket, Update,
 };
 use weald::with_store;
 use weald_graph::{Graph as _, Vertex, WealdError, Weight};
@@ -554,17 +554,31 @@ impl Store {
         Self::snapshot_py(py, snap)
     }
 
-    /// The graph as of time `t` (seconds since the Unix epoch, as `time.time()`): the newest
-    /// retained version committed at or before `t`. Raises ValueError if none is retained.
+    /// The graph as of time `t` (seconds since the Unix epoch, as `time.time()`, or a
+    /// `datetime`): the newest retained version committed at or before `t`, compared as
+    /// `versions()` reports commit times (so `snapshot_at_time(v["time"])` is version `v`).
+    /// Raises ValueError if none is retained.
     ///
     /// Example: `with st.snapshot_at_time(time.time() - 60) as minute_ago: ...`
-    fn snapshot_at_time(&self, py: Python<'_>, t: f64) -> PyResult<Py<Snapshot>> {
+    fn snapshot_at_time(&self, py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<Py<Snapshot>> {
+        // A datetime (anything with `timestamp()`) gives its seconds since the epoch.
+        let t: f64 = match t.getattr("timestamp") {
+            Ok(ts) => ts.call0()?.extract()?,
+            Err(_) => t.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "t must be seconds since the epoch (a number) or a datetime, not {}",
+                    t.get_type()
+                        .name()
+                        .map_or_else(|_| "that".into(), |n| n.to_string())
+                ))
+            })?,
+        };
         if !t.is_finite() || t < 0.0 {
             return Err(PyValueError::new_err(format!(
                 "t must be a time in seconds since the epoch, got {t}"
             )));
         }
-        let ns = (t * 1e9) as u64;
+        let ns = latest_ns_at_seconds(t);
         let snap = self.with_open(|s, _| {
             py.detach(|| -> Result<AnySnap, WealdError> {
                 Ok(match s {
@@ -579,7 +593,7 @@ impl Store {
     }
 
     /// The retained versions, oldest first: dicts with `version`, `time` (seconds since the
-    /// epoch), `tag`, `edges`, `arcs`, `pins` (names), `in_memory`, `on_disk`.
+    /// epoch, a float), `time_ns` (the exact commit time, nanoseconds since the epoch), `tag`, `edges`, `arcs`, `pins` (names), `in_memory`, `on_disk`.
     ///
     /// Example: `[v["version"] for v in st.versions()]`
     fn versions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -591,7 +605,8 @@ impl Store {
         for v in vs {
             let d = PyDict::new(py);
             d.set_item("version", v.version)?;
-            d.set_item("time", v.time_ns as f64 / 1e9)?;
+            d.set_item("time", time_seconds(v.time_ns))?;
+            d.set_item("time_ns", v.time_ns)?;
             d.set_item("tag", v.tag)?;
             d.set_item("edges", v.edges)?;
             d.set_item("arcs", v.arcs)?;

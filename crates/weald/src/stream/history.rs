@@ -119,6 +119,47 @@ pub fn parse_time_ns(s: &str) -> Option<u64> {
     u64::try_from(at.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()
 }
 
+/// A time in nanoseconds since the Unix epoch as float seconds (what Python's
+/// `Store.versions()` reports as `time`).
+pub fn time_seconds(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// The largest time in nanoseconds whose [`time_seconds`] are at most `t` seconds (`t` finite
+/// and at least 0): the versions committed at or before it are exactly those whose time in
+/// seconds is at most `t`, so a listed `time` picks its own version. (`t * 1e9` alone can land
+/// up to a float's spacing, ~240 ns today, below the time it was made from, and pick the
+/// version before.) `time_seconds` never decreases as `ns` grows, so the answer is bracketed
+/// by steps that double and then found by halving.
+pub fn latest_ns_at_seconds(t: f64) -> u64 {
+    let fits = |ns: u64| time_seconds(ns) <= t;
+    let mut lo = (t * 1e9) as u64; // saturates
+    let mut step = 1u64;
+    while lo > 0 && !fits(lo) {
+        lo = lo.saturating_sub(step);
+        step = step.saturating_mul(2);
+    }
+    // fits(lo) (0 fits every t ≥ 0); step up to an hi that does not fit.
+    let (mut hi, mut step) = (lo.saturating_add(1), 1u64);
+    while fits(hi) {
+        if hi == u64::MAX {
+            return hi;
+        }
+        lo = hi;
+        step = step.saturating_mul(2);
+        hi = hi.saturating_add(step);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +194,26 @@ mod tests {
         // Past u64 nanoseconds (the year 2554).
         assert_eq!(parse_time_ns("18446744073709551616"), None);
         assert_eq!(parse_time_ns("2600-01-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn a_time_in_seconds_picks_every_nanosecond_it_stands_for() {
+        let now = 1_796_162_402_462_349_098u64;
+        for ns in (now..now + 2_000).chain([0, 1, 999_999_999, 1_000_000_000]) {
+            let t = time_seconds(ns);
+            let at = latest_ns_at_seconds(t);
+            // The time it was made from is at or before it (`t * 1e9` alone falls short for
+            // some: checked below), and it is the last nanosecond with those seconds.
+            assert!(at >= ns, "{ns}: {at}");
+            assert!(
+                time_seconds(at) <= t && time_seconds(at + 1) > t,
+                "{ns}: {at}"
+            );
+        }
+        assert!(
+            (now..now + 2_000).any(|ns| ((time_seconds(ns) * 1e9) as u64) < ns),
+            "the plain conversion falls short somewhere (what this function is for)"
+        );
+        assert_eq!(latest_ns_at_seconds(f64::MAX), u64::MAX);
     }
 }

@@ -54,7 +54,9 @@ mod wal;
 
 pub use any::{AnyStore, At};
 pub use checkpoint::CheckpointMeta;
-pub use history::{format_time_ns, parse_time_ns, Retention, VersionInfo};
+pub use history::{
+    format_time_ns, latest_ns_at_seconds, parse_time_ns, time_seconds, Retention, VersionInfo,
+};
 pub(crate) use store::apply_in_order;
 pub use store::{
     Callback, Commit, Dropped, Event, Layout, Manifest, Producer, RecoveryReport, Store,
