@@ -902,12 +902,12 @@ pub fn versions(a: VersionsArgs, _quiet: bool) -> Result<ExitCode> {
         println!("{}", Value::Array(arr));
     } else {
         println!(
-            "{:>10}  {:<27} {:>12} {:>12} {:>10}  pins",
+            "{:>10}  {:<30} {:>12} {:>12} {:>10}  pins",
             "version", "commit time (UTC)", "edges", "tag", "on disk"
         );
         for v in vs {
             println!(
-                "{:>10}  {:<27} {:>12} {:>12} {:>10}  {}",
+                "{:>10}  {:<30} {:>12} {:>12} {:>10}  {}",
                 v.version,
                 format_time_ns(v.time_ns),
                 v.edges,

@@ -101,9 +101,11 @@ impl<W: Weight> History<W> {
 }
 
 /// A commit time (nanoseconds since the Unix epoch, as [`VersionInfo::time_ns`]) as RFC 3339
-/// UTC, to the microsecond: `2026-12-01T22:00:02.462349Z`.
+/// UTC, to the nanosecond: `2026-12-01T22:00:02.462349098Z`. Every digit is kept, so that the
+/// time read back ([`parse_time_ns`]) is the commit time itself: one cut to the microsecond
+/// falls before its own version's commit and picks the version before it.
 pub fn format_time_ns(ns: u64) -> String {
-    humantime::format_rfc3339_micros(UNIX_EPOCH + Duration::from_nanos(ns)).to_string()
+    humantime::format_rfc3339_nanos(UNIX_EPOCH + Duration::from_nanos(ns)).to_string()
 }
 
 /// A time as nanoseconds since the Unix epoch, from those nanoseconds (digits only) or from a
@@ -167,8 +169,8 @@ mod tests {
     #[test]
     fn times_parse_and_format_in_utc() {
         let ns = 1_796_162_402_462_349_098;
-        assert_eq!(format_time_ns(ns), "2026-12-01T22:00:02.462349Z");
-        assert_eq!(format_time_ns(0), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(format_time_ns(ns), "2026-12-01T22:00:02.462349098Z");
+        assert_eq!(format_time_ns(0), "1970-01-01T00:00:00.000000000Z");
         assert_eq!(parse_time_ns("1796162402462349098"), Some(ns));
         assert_eq!(
             parse_time_ns("2026-12-01T22:00:02.462349098Z"),
@@ -179,7 +181,7 @@ mod tests {
             parse_time_ns(" 2026-12-01 22:00:02.5 "),
             Some(1_796_162_402_500_000_000)
         );
-        assert_eq!(parse_time_ns(&format_time_ns(ns)), Some(ns - 98));
+        assert_eq!(parse_time_ns(&format_time_ns(ns)), Some(ns));
         assert_eq!(parse_time_ns("1970-01-01T00:00:00Z"), Some(0));
         for bad in [
             "",
