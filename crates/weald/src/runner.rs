@@ -602,9 +602,9 @@ mod tests {
     }
 
     /// Every algorithm that reports a single number names what it counts, and only those.
-    //   0 - 1 - 2      a triangle 0-1-2 with a tail 2-3
-    //    \   /  |
-    //      -    3
+    //   0 --- 1        a triangle 0-1-2 with a tail 2-3 (weights 1)
+    //    \   /
+    //      2 --- 3
     #[test]
     fn a_result_has_a_name_exactly_when_there_is_one() {
         use weald_graph::batch::EdgeList;
