@@ -593,7 +593,8 @@ impl Store {
     }
 
     /// The retained versions, oldest first: dicts with `version`, `time` (seconds since the
-    /// epoch, a float), `time_ns` (the exact commit time, nanoseconds since the epoch), `tag`, `edges`, `arcs`, `pins` (names), `in_memory`, `on_disk`.
+    /// epoch, a float), `time_ns` (the exact commit time, nanoseconds since the epoch), `tag`,
+    /// `edges`, `arcs`, `pins` (names), `in_memory`, `on_disk`.
     ///
     /// Example: `[v["version"] for v in st.versions()]`
     fn versions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
