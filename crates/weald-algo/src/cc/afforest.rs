@@ -222,6 +222,7 @@ fn afforest<G: InGraph, const SEQ: bool>(g: &G, params: &Params) -> Output {
     visit_candidates(
         n,
         |u| skip != Some(comp[u as usize].load(Relaxed)),
+        None::<fn(Vertex)>,
         |u| g.prefetch_out(u),
         |u| {
             let mut i = 0;

@@ -124,7 +124,8 @@ pub(crate) fn pull_in<G: InGraph>(
     visit: impl Fn(Vertex) -> bool + Sync,
 ) -> VertexSubset {
     let n = g.num_vertices();
-    let bits = visit_candidates(n, cond, |d| g.prefetch_in(d), visit);
+    let index = G::PULL_INDEX_AHEAD.then_some(|d| g.prefetch_in_index(d));
+    let bits = visit_candidates(n, cond, index, |d| g.prefetch_in(d), visit);
     let count = vertex_subset::popcount(&bits);
     VertexSubset::from_bits(n, bits, count)
 }
@@ -137,20 +138,23 @@ const SEQ_WORDS: usize = 16;
 /// The loop of a pull ([`pull_in`]) and of Afforest's last pass: `visit(d)` for every vertex
 /// `d < n` with `cond(d)`, in parallel over words of 64 ids (sequentially when there are at
 /// most [`SEQ_WORDS`]); bit `d` of the result is set when `visit(d)` returned `true`.
-/// `prefetch(d)` is called ahead of `visit(d)` (see below). `visit(d)` may change `cond(d)`;
-/// if it changes another vertex's, that vertex may be visited or skipped by a value of `cond`
-/// read before the change.
+/// `prefetch(d)` is called ahead of `visit(d)` (see below), and `prefetch_index(d)`, if
+/// given, ahead of `prefetch(d)` (see [`InGraph::PULL_INDEX_AHEAD`]). `visit(d)` may change
+/// `cond(d)`; if it changes another vertex's, that vertex may be visited or skipped by a value
+/// of `cond` read before the change.
 ///
 /// `cond` is evaluated for a whole word at once, into a mask, without a branch per vertex, and
 /// the loop runs over the mask's set bits: which vertices still pull is unpredictable (on RMAT,
 /// after the first pull of a BFS, ~40 % of the ids are isolated and the rest visited), and a
 /// mispredicted branch per vertex was most of the cost of a late pull that finds little (a BFS
 /// on RMAT scale 20 went from 30 to 20 ms). While a word's candidates are visited, the next
-/// word's are prefetched, one per candidate.
+/// word's are prefetched, one per candidate, and with `prefetch_index` the candidates of the
+/// word after are handed to it.
 #[inline(always)]
 pub(crate) fn visit_candidates(
     n: usize,
     cond: impl Fn(Vertex) -> bool + Sync,
+    prefetch_index: Option<impl Fn(Vertex) + Sync>,
     prefetch: impl Fn(Vertex) + Sync,
     visit: impl Fn(Vertex) -> bool + Sync,
 ) -> Vec<u64> {
@@ -174,14 +178,35 @@ pub(crate) fn visit_candidates(
         }
         m
     };
+    let word = |i: usize| if i < words { candidates(i) } else { 0 };
+    // `prefetch_index` on the vertices of mask `m` of the word from id `base`.
+    let index = |mut m: u64, base: usize| {
+        if let Some(p) = &prefetch_index {
+            while m != 0 {
+                p((base + m.trailing_zeros() as usize) as Vertex);
+                m &= m - 1;
+            }
+        }
+    };
+    let deep = prefetch_index.is_some();
     // One task: the words `first..` (as many as `out` holds), in order.
     let task = |first: usize, out: &mut [u64]| {
-        let mut next = candidates(first);
+        let mut next = word(first);
+        // With `prefetch_index`, the word after `next` (its candidates' entries loading).
+        let mut after = if deep { word(first + 1) } else { 0 };
+        index(next, first * 64);
+        index(after, first * 64 + 64);
         for (k, slot) in out.iter_mut().enumerate() {
             let i = first + k;
             let base = (i * 64) as Vertex;
             let mut todo = next;
-            next = if i + 1 < words { candidates(i + 1) } else { 0 };
+            if deep {
+                next = after;
+                after = word(i + 2);
+                index(after, i * 64 + 128);
+            } else {
+                next = word(i + 1);
+            }
             let mut ahead = next;
             let mut bits = 0u64;
             while todo != 0 {
@@ -269,6 +294,58 @@ mod tests {
             .flat_map(|&v| (0..ARCS_AHEAD as Vertex).map(move |j| 100 + 20 * v + j))
             .collect();
         assert_eq!(seen.into_inner().unwrap(), want);
+    }
+
+    /// `visit_candidates` visits exactly the candidates (`cond`), returns the bits of those
+    /// whose visit returned `true`, and hands every candidate to `prefetch_index` (when given;
+    /// on one thread over few words: each once, in order) and those after the first word to
+    /// `prefetch` (each once, in order), with and without `prefetch_index`; over many words at
+    /// 1 and 2 threads the result is the same and every candidate reaches `prefetch_index`.
+    #[test]
+    fn visit_candidates_visits_and_prefetches_the_candidates() {
+        use crate::traverse::testutil::with_threads;
+        use std::sync::Mutex;
+        for n in [0usize, 5, 64, 130, 300, 64 * 40 + 7] {
+            let cond = |d: Vertex| d % 3 == 0 || d % 7 == 1;
+            let want: Vec<Vertex> = (0..n as Vertex).filter(|&d| cond(d)).collect();
+            let mut want_bits = vec![0u64; n.div_ceil(64)];
+            for &d in want.iter().filter(|&&d| d % 2 == 0) {
+                want_bits[d as usize / 64] |= 1 << (d % 64);
+            }
+            for (threads, deep) in [(1, false), (1, true), (2, false), (2, true)] {
+                let (indexed, fetched, visited) =
+                    (Mutex::new(vec![]), Mutex::new(vec![]), Mutex::new(vec![]));
+                let bits = with_threads(threads, || {
+                    visit_candidates(
+                        n,
+                        cond,
+                        deep.then_some(|d| indexed.lock().unwrap().push(d)),
+                        |d| fetched.lock().unwrap().push(d),
+                        |d| {
+                            visited.lock().unwrap().push(d);
+                            d % 2 == 0
+                        },
+                    )
+                });
+                let case = format!("n = {n}, {threads} threads, index {deep}");
+                assert_eq!(bits, want_bits, "{case}");
+                let mut visited = visited.into_inner().unwrap();
+                visited.sort_unstable();
+                assert_eq!(visited, want, "{case}");
+                let (indexed, fetched) =
+                    (indexed.into_inner().unwrap(), fetched.into_inner().unwrap());
+                if threads == 1 && n <= SEQ_WORDS * 64 {
+                    let later: Vec<Vertex> = want.iter().copied().filter(|&d| d >= 64).collect();
+                    assert_eq!(fetched, later, "{case}");
+                    assert_eq!(indexed, if deep { want.clone() } else { vec![] }, "{case}");
+                } else if deep {
+                    let mut indexed = indexed;
+                    indexed.sort_unstable();
+                    indexed.dedup();
+                    assert_eq!(indexed, want, "{case}");
+                }
+            }
+        }
     }
 
     /// Every frontier vertex is handed to `f` once and the outputs come back in frontier

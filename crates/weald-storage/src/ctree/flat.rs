@@ -361,6 +361,18 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
         }
     }
 
+    /// The lead and the tree handle (`prefetch_in` reads both), which a pull's candidates,
+    /// scattered over the ids, find out of cache: BFS on RMAT scale 20 9–12 % faster at 1
+    /// thread, 4–7 % at 2 (one process alternating with and without).
+    const PULL_INDEX_AHEAD: bool = true;
+
+    #[inline(always)]
+    fn prefetch_in_index(&self, v: Vertex) {
+        let (lead, trees) = self.in_side();
+        weald_graph::prefetch_at(lead, v as usize);
+        weald_graph::prefetch_at(trees, v as usize);
+    }
+
     #[inline]
     fn prefetch_in(&self, v: Vertex) {
         // A vertex of degree one is read from its lead alone (`for_each_in`, `fold_in`).
