@@ -306,7 +306,7 @@ mod tests {
         use crate::traverse::testutil::with_threads;
         use std::sync::Mutex;
         for n in [0usize, 5, 64, 130, 300, 64 * 40 + 7] {
-            let cond = |d: Vertex| d % 3 == 0 || d % 7 == 1;
+            let cond = |d: Vertex| d.is_multiple_of(3) || d % 7 == 1;
             let want: Vec<Vertex> = (0..n as Vertex).filter(|&d| cond(d)).collect();
             let mut want_bits = vec![0u64; n.div_ceil(64)];
             for &d in want.iter().filter(|&&d| d % 2 == 0) {
