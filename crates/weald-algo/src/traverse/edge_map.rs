@@ -364,6 +364,10 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         let b = prefix.partition_point(|&x| x < (j + 1) * group);
         let mut out = ChunkWriter::default();
         for i in a..b {
+            // As frontier_scatter: the entry `prefetch_out` reads, a stage earlier.
+            if i + 2 * ahead < b {
+                g.prefetch_out_index(ids[i + 2 * ahead]);
+            }
             if i + ahead < b {
                 g.prefetch_out(ids[i + ahead]);
             }
