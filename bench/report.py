@@ -50,7 +50,8 @@ def write(out: Path, payload: dict) -> None:
         "```",
         "",
         f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory_gib']} GiB; "
-        f"{machine['os']}; Python {machine['python']}; Weald commit `{machine['commit']}`; {machine['date']} (of the last command; each command names its own).",
+        f"{machine['os']}; Python {machine['python']}; Weald commit `{machine['commit']}`; {machine['date']} "
+        "(of the last command; each command names its own commit, date and CPU).",
         "",
         "Graphs: " + "; ".join(f"`{g['label']}` ({g['vertices']:,} vertices, {g['edges']:,} undirected edges, "
                                f"source vertex {g['source']})" for g in machine["graphs"]) + ".",

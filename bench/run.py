@@ -118,8 +118,9 @@ def main() -> int:
     info["graphs"] = [{"label": g.label, "vertices": g.vertices, "edges": g.edges, "source": g.source} for g in graphs]
     info["threads"] = threads
     json_out = Path(a.json_out) if a.json_out else Path(a.out).with_suffix(".json")
-    # Each command carries the commit and date it ran at (suites merged from runs at different commits).
-    argv_line += f"   # Weald {info['commit']}, {info['date']}"
+    # Each command carries the commit, date and CPU it ran at (suites merged from runs at different
+    # commits, on machines that differ from session to session).
+    argv_line += f"   # Weald {info['commit']}, {info['date']}, {info['cpu']}"
     old = json.loads(json_out.read_text()) if a.merge and json_out.exists() else None
     # Every row names the run that measured it: the line of its command at the report's head.
     run = len(old["command"].splitlines()) + 1 if old else 1
