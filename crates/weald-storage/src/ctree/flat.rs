@@ -362,8 +362,8 @@ impl<W: Weight> InGraph for FlatSnapshot<W> {
     }
 
     /// The lead and the tree handle (`prefetch_in` reads both), which a pull's candidates,
-    /// scattered over the ids, find out of cache: BFS on RMAT scale 20 9–12 % faster at 1
-    /// thread, 4–7 % at 2 (one process alternating with and without).
+    /// scattered over the ids, find out of cache: BFS on RMAT scale 20 7–12 % faster at 1
+    /// thread, 4–7 % at 2 (one process alternating with and without; see `ctree/mod.rs`).
     const PULL_INDEX_AHEAD: bool = true;
 
     #[inline(always)]

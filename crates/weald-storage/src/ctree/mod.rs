@@ -566,14 +566,16 @@
 //! in each of five runs of 11–15 trials; 4–7 % at 2 threads), while the CSR's was 4–5 %
 //! slower with the deeper pipeline even with nothing of its own prefetched in it. So it is
 //! kept for the snapshot only (`InGraph::PULL_INDEX_AHEAD`); the figures of separate
-//! processes above were inside this machine's swings. In the same way, over all vertices in
-//! a random order, BC's backward fold took 154–293 ms on the snapshot with the tree handle
-//! prefetched a stage ahead of the chunk against 211–373 without, and 96–155 on the CSR
-//! (7 % less with its offsets prefetched likewise): BC's sweep and edge_map's sparse push
-//! now do it, as `frontier_scatter` did; on BC's own levels, most of them pulled and so in
-//! id order, it measured even. Measured and dropped in that program: prefetching the next
-//! edge-tree node's tail chunk while a tail is folded (even), a look-ahead of 28 arcs in
-//! place of 16 (1.6 % less), the lead too in `prefetch_out_index` (7 % more).
+//! processes above were inside this machine's swings. In the same way (a throwaway program
+//! running BC's backward fold, each vertex summing a random array over its out-arcs, over all
+//! vertices in a random order, the variants alternating in one process, 20 trials each): the
+//! snapshot took 154–293 ms with the tree handle prefetched a stage ahead of the chunk
+//! against 211–373 without, and the CSR 96–155 (7 % less with its offsets prefetched
+//! likewise). BC's sweep and edge_map's sparse push now do it, as `frontier_scatter` did; on
+//! BC's own levels, most of them pulled and so in id order, it measured even. Measured and
+//! dropped in that program: prefetching the next edge-tree node's tail chunk while a tail is
+//! folded (even), a look-ahead of 28 arcs in place of 16 (1.6 % less), the lead too in
+//! `prefetch_out_index` (7 % more).
 //! *BC's backward sweep decoding 16 vertices' arcs into a buffer before summing them*
 //! (2026-11-30; every contribution prefetched as its arc is decoded, so that a group's loads
 //! are in flight before its first sum): `backends_ab bc` 1.69–1.86× the CSR against
