@@ -575,7 +575,12 @@
 //! BC's own levels, most of them pulled and so in id order, it measured even. Measured and
 //! dropped in that program: prefetching the next edge-tree node's tail chunk while a tail is
 //! folded (even), a look-ahead of 28 arcs in place of 16 (1.6 % less), the lead too in
-//! `prefetch_out_index` (7 % more).
+//! `prefetch_out_index` (7 % more), and one look-ahead across all the chunks of a tree with
+//! edge-tree nodes (an in-order cursor over prefix, heads and tails feeding the ring, so
+//! that a tail's first elements are handed ahead while the one before it is summed; 12 %
+//! more: the cursor's per-element branches cost more than the restarts it saves; with
+//! b = 65,536, no edge trees at all, `backends_ab bc` had given 1.66× the CSR against
+//! 1.97×, so the restarts and the tree walk are worth up to ~15 % of BC on RMAT).
 //! *BC's backward sweep decoding 16 vertices' arcs into a buffer before summing them*
 //! (2026-11-30; every contribution prefetched as its arc is decoded, so that a group's loads
 //! are in flight before its first sum): `backends_ab bc` 1.69–1.86× the CSR against
