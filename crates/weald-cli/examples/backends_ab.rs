@@ -4,6 +4,8 @@
 //! `cargo run --release --example backends_ab -p weald-cli -- ALGO FILE [TRIALS] [THREADS]`.
 //! The first trial of each is a warm-up (not counted; it also gathers what a snapshot
 //! remembers once asked, such as its weight summary). Prints the medians and their ratio.
+//! `B=N` in the environment builds the C-tree with chunks of expected size N instead of
+//! `DEFAULT_B` (`B=65536`: nearly every vertex one prefix chunk, no edge-tree nodes).
 //! Separate processes on a shared machine differ by 20–30 % from run to run; trials that
 //! alternate in one process see the same machine.
 use std::path::Path;
@@ -28,7 +30,11 @@ fn main() -> weald::Result<()> {
     let trials: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(7);
     let threads: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let csr = AnyGraph::from(load(Path::new(&file), &LoadOptions::default())?.graph);
-    let ctree = AnyGraph::from(csr.to_csr()).into_backend(Backend::CTree, DEFAULT_B)?;
+    let b: u32 = std::env::var("B")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(DEFAULT_B);
+    let ctree = AnyGraph::from(csr.to_csr()).into_backend(Backend::CTree, b)?;
     // As `weald run` does once its graph is loaded (`keep_freed_memory`): freed memory is kept
     // for a second, so each trial's arrays do not fault in fresh zeroed pages, unless
     // MIMALLOC_PURGE_DELAY says otherwise.

@@ -421,17 +421,6 @@ fn reshape_binary(
                     .is_some_and(|s| s.binary_search(&v).is_ok())
             })
     }
-    /// The arcs of `g` as records: every arc when `all` (a directed result, or a directed
-    /// source), else each undirected edge once.
-    fn records<W: Weight, X: Weight>(g: &Csr<W>, all: bool, w: impl Fn(W) -> X) -> EdgeList<X> {
-        let mut e = EdgeList::new(g.num_vertices());
-        for (u, v, x) in g.arcs() {
-            if all || u <= v {
-                e.push(u, v, w(x));
-            }
-        }
-        e
-    }
     let directed = g.is_directed();
     let weighted = g.weight_name() != "none";
     let want_directed = opts.directed.unwrap_or(directed);
@@ -448,11 +437,11 @@ fn reshape_binary(
     }
     let all = directed || want_directed;
     let edges = match g {
-        AnyCsr::Unweighted(c) => Edges::Unweighted(records(c, all, |_| ())),
-        AnyCsr::Int(c) if want_weights => Edges::Int(records(c, all, |x| x)),
-        AnyCsr::Float(c) if want_weights => Edges::Float(records(c, all, |x| x)),
-        AnyCsr::Int(c) => Edges::Unweighted(records(c, all, |_| ())),
-        AnyCsr::Float(c) => Edges::Unweighted(records(c, all, |_| ())),
+        AnyCsr::Unweighted(c) => Edges::Unweighted(arc_records(c, all, |_| ())),
+        AnyCsr::Int(c) if want_weights => Edges::Int(arc_records(c, all, |x| x)),
+        AnyCsr::Float(c) if want_weights => Edges::Float(arc_records(c, all, |x| x)),
+        AnyCsr::Int(c) => Edges::Unweighted(arc_records(c, all, |_| ())),
+        AnyCsr::Float(c) => Edges::Unweighted(arc_records(c, all, |_| ())),
     };
     let bo = BuildOptions {
         directed: want_directed,
@@ -468,6 +457,76 @@ fn reshape_binary(
             .map_err(|m| WealdError::format(path, m))?;
     }
     Ok(Some((graph, stats)))
+}
+
+/// The arcs of `g` as records, in order of source then target, with weights mapped by `w`:
+/// every arc when `all` (a directed result, or a directed source), else each undirected edge
+/// once (the arc to a neighbour at or after its source; the adjacency is sorted). In
+/// parallel: each vertex's count of kept arcs, their prefix sums, then each vertex writes its
+/// records at its offset, so the order is the sequential one (a rebuild that merges
+/// duplicates by `dedup` sees them in the same order).
+fn arc_records<W: weald_graph::Weight, X: weald_graph::Weight>(
+    g: &Csr<W>,
+    all: bool,
+    w: impl Fn(W) -> X + Sync,
+) -> EdgeList<X> {
+    use rayon::prelude::*;
+    use weald_graph::parallel::{scan_exclusive, SendPtr};
+    let a = g.out_adjacency();
+    let n = a.offsets.len() - 1;
+    // The kept arcs of `u`: the indices into `targets` and `weights`.
+    let kept = |u: usize| {
+        let (lo, hi) = (a.offsets[u] as usize, a.offsets[u + 1] as usize);
+        let skip = if all {
+            0
+        } else {
+            a.targets[lo..hi].partition_point(|&v| (v as usize) < u)
+        };
+        lo + skip..hi
+    };
+    let mut at: Vec<usize> = (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|u| kept(u).len())
+        .collect();
+    let total = scan_exclusive(&mut at);
+    let mut e: EdgeList<X> = EdgeList {
+        num_vertices: n,
+        src: Vec::with_capacity(total),
+        dst: Vec::with_capacity(total),
+        weights: Vec::with_capacity(total),
+    };
+    let (ps, pd, pw) = (
+        SendPtr(e.src.as_mut_ptr()),
+        SendPtr(e.dst.as_mut_ptr()),
+        SendPtr(e.weights.as_mut_ptr()),
+    );
+    (0..n).into_par_iter().with_min_len(1024).for_each(|u| {
+        let (ps, pd, pw) = (&ps, &pd, &pw);
+        for (k, i) in kept(u).enumerate() {
+            let x = w(if W::WEIGHTED {
+                a.weights[i]
+            } else {
+                W::default()
+            });
+            // SAFETY: vertex u's kept arcs go to at[u] .. at[u] + their count, which the
+            // exclusive prefix sums of the counts make disjoint across vertices and below
+            // `total`, the capacity of all three.
+            unsafe {
+                let o = at[u] + k;
+                ps.0.add(o).write(u as weald_graph::Vertex);
+                pd.0.add(o).write(a.targets[i]);
+                pw.0.add(o).write(x);
+            }
+        }
+    });
+    // SAFETY: every index below `total` was written above (the counts sum to it).
+    unsafe {
+        e.src.set_len(total);
+        e.dst.set_len(total);
+        e.weights.set_len(total);
+    }
+    e
 }
 
 /// Build a CSR of the right weight type from parsed edges.
@@ -508,5 +567,47 @@ pub fn save(graph: &AnyCsr, path: &Path, format: Option<Format>) -> Result<()> {
         other => Err(WealdError::Unsupported(format!(
             "writing the {other} format (writable: edgelist, ligra, binary)"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use weald_graph::Graph;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// The parallel records are the sequential ones: every arc, or each undirected edge
+        /// once, in order of source then target, with the weights, whichever thread wrote
+        /// them (a few thousand vertices, so the parallel loops split).
+        #[test]
+        fn arc_records_are_the_arcs_in_order(
+            n in 1usize..6000,
+            raw in proptest::collection::vec((any::<u32>(), any::<u32>(), -50i32..50), 0..20_000),
+            directed in any::<bool>(),
+            multi in any::<bool>(),
+        ) {
+            let mut e = EdgeList::new(n);
+            for &(u, v, w) in &raw {
+                e.push(u % n as u32, v % n as u32, w);
+            }
+            let opts = BuildOptions {
+                directed,
+                dedup: (!multi).then_some(Combine::Sum),
+                ..BuildOptions::default()
+            };
+            let (g, _) = Csr::build(e, &opts).unwrap();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            for all in [true, false] {
+                let want: Vec<_> = g.arcs().filter(|&(u, v, _)| all || u <= v).collect();
+                let got = pool.install(|| arc_records(&g, all, |x| x));
+                prop_assert_eq!(got.num_vertices, g.num_vertices());
+                prop_assert_eq!(got.iter().collect::<Vec<_>>(), want.clone());
+                let plain = pool.install(|| arc_records(&g, all, |_| ()));
+                let want: Vec<_> = want.iter().map(|&(u, v, _)| (u, v, ())).collect();
+                prop_assert_eq!(plain.iter().collect::<Vec<_>>(), want);
+            }
+        }
     }
 }
