@@ -29,8 +29,11 @@ cases (Weald only: the peers have no way to draw from Weald's generator) continu
 that generated the graph (`weald bench updates --graph-seed 1`), so updates land on its hubs,
 whose long edge lists make each touched chunk a rewrite: the costlier case.
 
-`weald` makes each batch a new version of a graph that stays held (Aspen's setting; freeing
-the replaced version is not timed); `weald in place` updates the loaded graph itself, which
+`weald` makes each batch a new version, as Aspen's tool does (`VersionedGraph::apply`: the
+latest version's touched paths copied, the result published, the replaced version released
+and freed inside the timed call; a line of versions that nothing else holds; until
+2026-12-02 the loaded graph stayed held and freeing was not timed, which left out work
+Aspen's figures include); `weald in place` updates the loaded graph itself, which
 nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
 replaces is freed inside the timed call.

@@ -7,8 +7,9 @@
 //! The tree holds 65,536 blocks (RMAT scale 20 in blocks of 16 ids), each a reference-counted
 //! 160-byte payload standing for a block's array of edge trees. A batch is a sorted set of
 //! random block keys; it is applied to the same held base every time (as `weald bench updates`
-//! does without `--in-place`), copying the path to each key and replacing each key's payload
-//! by an edited copy. Every new version is kept until the clock stops (freeing is not timed).
+//! did without `--in-place` until 2026-12-02; it now makes a line of versions and times the
+//! freeing too), copying the path to each key and replacing each key's payload by an edited
+//! copy. Every new version is kept until the clock stops (freeing is not timed).
 //! The shapes:
 //! * `binary`: a perfectly balanced binary tree with a payload at every node, `Arc` links
 //!   (the vertex treap's shape: a copied node takes the count of its other child and of its

@@ -109,9 +109,10 @@ pub struct UpdatesArgs {
     /// (implies --keep-ids).
     #[arg(long, value_name = "S")]
     graph_seed: Option<u64>,
-    /// Update the loaded graph itself, in place, instead of deriving new versions from it
-    /// while it is held: each batch is inserted into the graph and then deleted from it, and
-    /// nothing else holds a version (what a `DynamicGraph` with no snapshot taken sees).
+    /// Update the loaded graph itself, in place, instead of making each batch a new version
+    /// (a copy of the paths it touches, the replaced version freed, as in Aspen): each batch
+    /// is inserted into the graph and then deleted from it, and nothing else holds a version
+    /// (what a `DynamicGraph` with no snapshot taken sees).
     #[arg(long)]
     in_place: bool,
     /// One JSON object on stdout.
@@ -122,8 +123,7 @@ pub struct UpdatesArgs {
 }
 
 /// The batch-update experiment on the graph of `f`, and the median time to take a flat
-/// snapshot of it. With `--in-place` the flat view is dropped first, so that the graph is
-/// held by nothing else.
+/// snapshot of it. The flat view is dropped first, so that the graph is held by nothing else.
 fn updates_and_flat<W: weald::Weight>(
     f: weald::storage::ctree::FlatSnapshot<W>,
     a: &UpdatesArgs,
@@ -131,12 +131,14 @@ fn updates_and_flat<W: weald::Weight>(
 ) -> Result<(Vec<weald::experiments::BatchTiming>, f64)> {
     const FLAT_TRIALS: usize = 5;
     let flat_s = weald::experiments::flat_snapshot_seconds(f.graph(), FLAT_TRIALS);
+    // The graph alone, held by nothing else: updated in place, or version 0 of a line of
+    // versions that frees what each batch replaces (Aspen's setting).
+    let mut g = f.graph().clone();
+    drop(f);
     let rows = if a.in_place {
-        let mut g = f.graph().clone();
-        drop(f);
         weald::experiments::batch_updates_in_place(&mut g, &a.batch_sizes, a.trials, sampling)?
     } else {
-        weald::experiments::batch_updates(f.graph(), &a.batch_sizes, a.trials, sampling)?
+        weald::experiments::batch_updates(g, &a.batch_sizes, a.trials, sampling)?
     };
     Ok((rows, flat_s))
 }

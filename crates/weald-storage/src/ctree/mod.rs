@@ -113,8 +113,7 @@
 //! it, as LLAMA does for its snapshots). That rule presumes a line of versions: a node made
 //! in version b and replaced in d is then reachable from exactly the versions b..d.
 //! [`VersionedGraph`]'s single writer makes such a line, but [`CTreeGraph`]'s persistent
-//! updates may branch (the batch-update experiment inserts every batch into the same held
-//! base, and a node replaced on one branch is still in use on the others), so a count-free
+//! updates may branch (a node replaced on one branch is still in use on the others), so a count-free
 //! vertex tree would have to be confined to a line of versions, or find dead nodes some
 //! other way (a trace from the live roots). On batches of 1e5 (~76,000 distinct sources of
 //! 2·10⁵ arcs), sorting with duplicate merging takes 6.5–9.3 ms of 57–61 ms, grouping
@@ -183,8 +182,10 @@
 //!   batches of 1000 even.
 //!
 //! **The floor of counted path copying** (2026-12-01, AMD EPYC, 1 thread). The goal for new
-//! versions of a held graph, 2× Aspen's 7.1e5 inserted edges/s at batches of 10, leaves 7 µs
-//! for a batch of 20 arcs: 350 ns an arc, everything included. Measured against that:
+//! versions of a graph, 2× Aspen's 7.1e5 inserted edges/s at batches of 10, leaves 7 µs
+//! for a batch of 20 arcs: 350 ns an arc, everything included. (Aspen's figure includes
+//! freeing the replaced version, which these measurements leave out: see "Aspen's setting"
+//! below.) Measured against that:
 //! * the batch itself (`small_batches FILE 10 20000`): 21–23 µs a batch of 10 edges on 1,000
 //!   distinct batches, 13.1 µs with one batch repeated (`DISTINCT=1`, every line it touches
 //!   in cache), 1.87 µs for one edge repeated. So ~650 ns an arc is work done in cache (the
@@ -206,6 +207,29 @@
 //! is the direction left for versioned small batches: nodes without counts, reclaimed by the
 //! range of versions that can reach them (see the paragraph above on a line of versions), not
 //! a reshaped tree.
+//!
+//! ## Aspen's setting (what the versioned figures measure)
+//!
+//! Aspen's tool (`run_batch_updates`) calls `insert_edges_batch` on its versioned graph, which
+//! acquires the latest version, builds the next one by path copying, publishes it and
+//! releases the version it acquired; nothing else holds that one, so its replaced nodes are
+//! freed (`decrement_recursive`) inside the timed call, and the versions form a line.
+//! `weald bench updates` until 2026-12-02 inserted every batch into the loaded graph while it
+//! stayed held and freed the new versions after the clock stopped: it left out the freeing
+//! that Aspen's figure includes. It now runs the same line through [`VersionedGraph::apply`]
+//! (`experiments::batch_updates`). Measured on the AMD EPYC machine, 1 thread, one process
+//! per size (5,000 / 50 / 6 / 6 trials), inserted / deleted edges per second, the old
+//! setting against the new: batches of 10: 4.52e5 / 6.31e5 → 2.86e5 / 3.69e5; 1e3: 6.83e5 /
+//! 7.92e5 → 2.93e5 / 3.27e5; 1e5: 2.26e6 / 2.41e6 → 1.68e6 / 1.61e6; 1e6: 7.58e6 / 7.90e6 →
+//! 5.48e6 / 4.87e6. So at 1 thread new versions are slower than Aspen's (7.1e5 / 6.6e5 /
+//! 2.1e6 / 3.2e6 inserted) up to batches of 1e5 and faster at 1e6. `small_batches FILE 1000
+//! 200 chain` splits it: 2944 µs to insert a batch of 1000, 3131 µs to delete it, 1572 µs to
+//! free the two versions they replaced (a fifth of the whole), and copying paths that earlier
+//! batches allocated costs more than copying the loaded graph's (2281 µs per insert with the
+//! held base). Freeing walks the replaced nodes again after the copy has left the cache; the
+//! count-free reclamation above would free a replaced node without touching its children.
+//! Updating in place ([`VersionedGraph::apply_in_place`], when no snapshot holds the version)
+//! does neither and stays above 2× Aspen at every size.
 //!
 //! ## In place (what nobody else holds)
 //!

@@ -5,9 +5,9 @@
 use crate::runner::median;
 use std::time::Instant;
 use weald_graph::batch::Combine;
-use weald_graph::{Graph, Result, Vertex, WealdError, Weight};
+use weald_graph::{Graph, Result, UpdateBatch, Vertex, WealdError, Weight};
 use weald_io::gen;
-use weald_storage::ctree::{CTreeGraph, FlatSnapshot};
+use weald_storage::ctree::{CTreeGraph, FlatSnapshot, VersionedGraph};
 
 /// Throughput at one batch size.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,32 +56,50 @@ pub fn flat_snapshot_seconds<W: Weight>(g: &CTreeGraph<W>, trials: usize) -> f64
 /// Salt of [`Sampling::Independent`] seeds.
 const SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// Run the batch-update experiment on `base` (which is left unchanged: versions are
-/// purely functional, and each trial inserts into `base` and deletes from the result while
-/// `base` is still held, so every update path-copies). Each trial samples a fresh batch (see
-/// [`Sampling`]); at each size one untimed warm-up batch runs first.
+/// Run the batch-update experiment as Aspen's tool does (`run_batch_updates`, PLDI'19 §7.3):
+/// `base` becomes version 0 of a [`VersionedGraph`], and each batch is inserted into the
+/// latest version and then deleted from the next by [`VersionedGraph::apply`], a line of
+/// versions. Each timed call acquires the latest version, copies the paths the batch touches,
+/// publishes the result and releases the version it replaced, which nothing else holds, so
+/// the nodes the batch replaced are freed inside the call, as Aspen's `insert_edges_batch`
+/// frees them when it releases the version it acquired. (A graph that a caller still holds
+/// elsewhere keeps its nodes, and only the versions made here are freed.) Each trial samples a
+/// fresh batch (see [`Sampling`]); at each size one untimed warm-up batch runs first.
 pub fn batch_updates<W: Weight>(
-    base: &CTreeGraph<W>,
+    base: CTreeGraph<W>,
     sizes: &[usize],
     trials: usize,
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
-    run(
-        base.num_vertices(),
-        sizes,
-        trials,
-        sampling,
-        |batch, pairs| {
-            let t = Instant::now();
-            let (g2, _) = base.insert_edges(batch, Combine::Min);
-            let ti = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let (g3, _) = g2.delete_edges(pairs);
-            let td = t.elapsed().as_secs_f64();
-            drop((g2, g3));
-            (ti, td)
-        },
-    )
+    let n = base.num_vertices();
+    let vg = VersionedGraph::new(base);
+    run(n, sizes, trials, sampling, |batch, pairs| {
+        versioned_trial(&vg, batch, pairs)
+    })
+}
+
+/// One trial of [`batch_updates`]: `batch` inserted into the latest version of `vg`, then
+/// `pairs` deleted from the next, each a timed [`VersionedGraph::apply`] (the batches are
+/// built before the clock starts). Returns (insert, delete) seconds.
+fn versioned_trial<W: Weight>(
+    vg: &VersionedGraph<W>,
+    batch: &[(Vertex, Vertex, W)],
+    pairs: &[(Vertex, Vertex)],
+) -> (f64, f64) {
+    let ins = UpdateBatch {
+        insert_edges: batch.to_vec(),
+        ..UpdateBatch::default()
+    };
+    let del = UpdateBatch {
+        delete_edges: pairs.to_vec(),
+        ..UpdateBatch::default()
+    };
+    let t = Instant::now();
+    vg.apply(&ins, Combine::Min);
+    let ti = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    vg.apply(&del, Combine::Min);
+    (ti, t.elapsed().as_secs_f64())
 }
 
 /// The experiment on a graph nobody else holds: each batch is inserted into `g` itself and
@@ -175,4 +193,47 @@ fn run<W: Weight>(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn arcs(g: &CTreeGraph<()>) -> BTreeSet<(Vertex, Vertex)> {
+        let mut out = BTreeSet::new();
+        for v in 0..g.num_vertices() as Vertex {
+            g.for_each_out(v, |u, _| {
+                out.insert((v, u));
+                true
+            });
+        }
+        out
+    }
+
+    /// A trial makes two versions: the batch inserted (both directions of each edge), then
+    /// deleted, so the latest version is the graph before it less the batch's edges it
+    /// already had. The work is done, not only timed.
+    #[test]
+    fn a_versioned_trial_inserts_then_deletes_in_a_line_of_versions() {
+        let mut el = weald_graph::EdgeList::new(8);
+        for (u, v) in [(0, 1), (1, 2), (2, 3), (4, 5)] {
+            el.push(u, v, ());
+        }
+        let base = CTreeGraph::from_edge_list(&el, Default::default(), Combine::Min).unwrap();
+        let before = arcs(&base);
+        let vg = VersionedGraph::new(base);
+        let batch = [(0, 1, ()), (5, 6, ()), (6, 7, ()), (3, 3, ())];
+        let pairs: Vec<_> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
+        let (ti, td) = versioned_trial(&vg, &batch, &pairs);
+        assert!(ti > 0.0 && td > 0.0);
+        assert_eq!(vg.version(), 2);
+        let after = arcs(vg.acquire().graph());
+        let gone: BTreeSet<_> = [(0, 1), (1, 0)].into();
+        assert_eq!(after, &before - &gone);
+        // A second trial continues the line from there.
+        versioned_trial(&vg, &batch[1..2], &pairs[1..2]);
+        assert_eq!(vg.version(), 4);
+        assert_eq!(arcs(vg.acquire().graph()), after);
+    }
 }
