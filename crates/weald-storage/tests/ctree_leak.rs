@@ -201,3 +201,42 @@ fn large_versions_are_freed_in_parallel_inside_a_pool() {
     let after = live() - before;
     assert!(after.abs() < 64 * 1024, "{after} bytes leaked");
 }
+
+#[test]
+fn a_line_of_versions_frees_what_each_batch_replaced_inside_a_pool() {
+    // `VersionedGraph::apply` frees the version a small batch replaced on the writer's thread
+    // alone, and one a large batch replaced by forked drops: either way all of it, once, and
+    // nothing the newest version still holds.
+    let _one = serial();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    pool.install(|| {
+        let g = CTreeGraph::<()>::new(CTreeOptions::default())
+            .apply(&edges(100_000, 20_000, &mut rng), Combine::Min)
+            .0;
+        let vg = VersionedGraph::new(g);
+        // Warm up the pool's threads and their thread-local buffers at both sizes.
+        for n in [10, 5000] {
+            vg.apply(&edges(n, 20_000, &mut rng), Combine::Min);
+        }
+        let size0 = vg.acquire().memory_bytes().total as isize;
+        let before = live();
+        for k in 0..300 {
+            let n = if k % 50 == 49 { 5000 } else { 10 };
+            vg.apply(&edges(n, 20_000, &mut rng), Combine::Min);
+        }
+        assert_eq!(vg.version(), 302);
+        let newest = vg.acquire();
+        let size = newest.memory_bytes().total as isize;
+        drop(newest);
+        let used = live() - before;
+        assert!(
+            (used - (size - size0)).abs() < 64 * 1024,
+            "live {used} more bytes, the newest version {} more",
+            size - size0
+        );
+    });
+}

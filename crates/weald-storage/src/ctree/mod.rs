@@ -229,7 +229,16 @@
 //! held base). Freeing walks the replaced nodes again after the copy has left the cache; the
 //! count-free reclamation above would free a replaced node without touching its children.
 //! Updating in place ([`VersionedGraph::apply_in_place`], when no snapshot holds the version)
-//! does neither and stays above 2× Aspen at every size.
+//! does neither and stays above 2× Aspen at every size. At 2 threads the first run of the
+//! new setting (run 83) inserted batches of 10 at 1.51e5 edges/s, slower than at 1 thread
+//! (2.43e5): freeing a version replaced by a small batch forked at the top of the vertex
+//! tree, where both children of a node are on the batch's paths and their subtree sizes are
+//! the whole tree's, so a few microseconds of freeing paid a hand-off to the other thread.
+//! `VersionedGraph::apply` now frees the version a batch of fewer than 64 updates replaced on
+//! its own thread (`vtree::drop_sequentially`): batches of 10 at 2 threads 2.58–2.64e5
+//! inserted and 3.50–3.54e5 deleted edges/s against 1.53–2.09e5 and 2.56–3.30e5 (separate
+//! processes, two interleaved rounds); batches of 100, which still fork, 5.2–6.5e5 either
+//! way.
 //!
 //! ## In place (what nobody else holds)
 //!

@@ -24,6 +24,12 @@ use std::sync::{Arc, Mutex};
 use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, UpdateBatch, Weight};
 
+/// A version replaced by a batch of fewer updates than this is freed on the writer's thread
+/// alone (`vtree::drop_sequentially`): its few replaced paths take microseconds to free, less
+/// than handing half of them to another thread. (The batch's own update runs in parallel from
+/// 64 items on, `vtree::PAR_ITEMS`.)
+const PAR_FREE_UPDATES: usize = 64;
+
 struct Version<W: Weight> {
     number: u64,
     graph: CTreeGraph<W>,
@@ -206,7 +212,11 @@ impl<W: Weight> VersionedGraph<W> {
         let cur = self.acquire();
         let (g, r) = cur.graph().apply(batch, rule);
         drop(cur);
-        (self.publish(st, g).0, r)
+        let (number, retired) = self.publish(st, g);
+        if batch.len() < PAR_FREE_UPDATES {
+            super::vtree::drop_sequentially(retired);
+        }
+        (number, r)
     }
 
     /// [`apply`](Self::apply), but when no snapshot holds the current version, that version is

@@ -224,6 +224,21 @@ const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
 /// Subtrees of at least this many nodes that a dropped node owns alone are freed in parallel.
 const PAR_DROP_NODES: u32 = 128;
 
+thread_local! {
+    /// Set while [`drop_sequentially`] runs: no dropped node forks.
+    static SEQUENTIAL_DROPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Drop `x` on this thread alone, whatever its nodes' sizes. A version replaced by a small
+/// batch owns only the batch's few paths, but near the root both children of a node are on
+/// them, and their subtree sizes (the whole tree's) would make [`VNode`]'s drop fork, a
+/// cross-thread hand-off for a few microseconds of freeing.
+pub(crate) fn drop_sequentially<T>(x: T) {
+    let was = SEQUENTIAL_DROPS.with(|f| f.replace(true));
+    drop(x);
+    SEQUENTIAL_DROPS.with(|f| f.set(was));
+}
+
 /// Subtrees of at least this many nodes are walked in parallel.
 const PAR_WALK_NODES: u32 = 16;
 
@@ -241,7 +256,11 @@ impl<W: Weight> Drop for VNode<W> {
             c.as_ref()
                 .is_some_and(|a| a.size >= PAR_DROP_NODES && Arc::strong_count(a) == 1)
         };
-        if alone(&self.left) && alone(&self.right) && rayon::current_thread_index().is_some() {
+        if alone(&self.left)
+            && alone(&self.right)
+            && rayon::current_thread_index().is_some()
+            && !SEQUENTIAL_DROPS.with(|f| f.get())
+        {
             let (l, r) = (self.left.take(), self.right.take());
             rayon::join(move || drop(l), move || drop(r));
         }
