@@ -229,7 +229,8 @@
 //! held base). Freeing walks the replaced nodes again after the copy has left the cache; the
 //! count-free reclamation above would free a replaced node without touching its children.
 //! Updating in place ([`VersionedGraph::apply_in_place`], when no snapshot holds the version)
-//! does neither and stays above 2× Aspen at every size. At 2 threads the first run of the
+//! does neither: 2× Aspen or more at every size in run 80, but inserts of 1e5 swing with the
+//! machine's hour (1.62× in run 83, 1.7–2.0× in three runs beside it). At 2 threads the first run of the
 //! new setting (run 83) inserted batches of 10 at 1.51e5 edges/s, slower than at 1 thread
 //! (2.43e5): freeing a version replaced by a small batch forked at the top of the vertex
 //! tree, where both children of a node are on the batch's paths and their subtree sizes are
