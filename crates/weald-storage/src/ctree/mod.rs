@@ -635,6 +635,21 @@
 //! counting the earlier neighbours at the start with `fold_out_ahead` (a fold by value) in
 //! place of `for_each_out` was 7–22 % slower on the snapshot (its ring of decoded elements
 //! costs more than the lead-first scan), and its dense release step by `fold_in` was even.
+//! (2026-12-02: a `Graph::fold_out` by value, the flat snapshot's folding its trees'
+//! chunks, used for both of MIS's counts: −5 % and +3 % in two runs of `backends_ab mis` with
+//! the variants alternating in one process; not kept.)
+//! *What a plain scan costs* (2026-12-02, a throwaway program, both backends alternating in
+//! one process, medians of 9, RMAT scale 20, 1 thread): the sum of every vertex's neighbour
+//! ids by `for_each_out` took 18.4 ms on the CSR and 60.2 on the snapshot (3.3×);
+//! `fold_out_ahead` with nothing prefetched 18.3 and 71.2; reading a random 4-byte entry
+//! per arc, prefetched 16 arcs ahead, 33.7 and 99.8. A profile of the snapshot's scan puts
+//! ~35 % of it in the tails (`for_each_node`, which decodes them) and the rest spread over
+//! the prefix loop, no instruction above 7 %. Decoding a chunk's gaps into a buffer of 256
+//! running sums (8 at a time by a routine per width) before the caller's loop, in place of
+//! the ring of `for_each_ahead`: the fold 10 % faster, the random reads even to 9 % slower,
+//! BC 4 % faster to 7 % slower in three pairs of `backends_ab` runs: not kept. With
+//! b = 65,536 (`B=65536 backends_ab`), MIS took 1.33–1.42× the CSR against 1.52–1.64× at
+//! b = 256, BFS 1.58× against 1.55–1.63×.
 //!
 //! ## Memory
 //!
