@@ -224,7 +224,7 @@
 //! 5.48e6 / 4.87e6. So at 1 thread new versions are slower than Aspen's (7.1e5 / 6.6e5 /
 //! 2.1e6 / 3.2e6 inserted) up to batches of 1e5 and faster at 1e6. `small_batches FILE 1000
 //! 200 chain` splits it: 2944 µs to insert a batch of 1000, 3131 µs to delete it, 1572 µs to
-//! free the two versions they replaced (a fifth of the whole), and copying paths that earlier
+//! free the two versions they replaced (a fifth of the 7.6 ms in all), and copying paths that earlier
 //! batches allocated costs more than copying the loaded graph's (2281 µs per insert with the
 //! held base). Freeing walks the replaced nodes again after the copy has left the cache; the
 //! count-free reclamation above would free a replaced node without touching its children.
@@ -239,7 +239,10 @@
 //! its own thread (`vtree::drop_sequentially`): batches of 10 at 2 threads 2.58–2.64e5
 //! inserted and 3.50–3.54e5 deleted edges/s against 1.53–2.09e5 and 2.56–3.30e5 (separate
 //! processes, two interleaved rounds); batches of 100, which still fork, 5.2–6.5e5 either
-//! way.
+//! way. In the harness (run 84, batches of 10): 2.88e5 inserted and 3.13e5 deleted edges/s at
+//! 2 threads, 2.12e5 and 3.67e5 at 1 (deletes at 2 threads still below 1). A batch with a
+//! vertex deletion (a block per neighbour) and a version parked by an earlier publication
+//! (which may be a large batch's) are freed as before.
 //!
 //! ## In place (what nobody else holds)
 //!

@@ -24,10 +24,10 @@ use std::sync::{Arc, Mutex};
 use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, UpdateBatch, Weight};
 
-/// A version replaced by a batch of fewer updates than this is freed on the writer's thread
-/// alone (`vtree::drop_sequentially`): its few replaced paths take microseconds to free, less
-/// than handing half of them to another thread. (The batch's own update runs in parallel from
-/// 64 items on, `vtree::PAR_ITEMS`.)
+/// A version replaced by a batch of fewer edge updates than this (and no vertex deletion) is
+/// freed on the writer's thread alone (`vtree::drop_sequentially`): its few replaced paths
+/// take microseconds to free, less than handing half of them to another thread. (The batch's
+/// own update runs in parallel from 64 items on, `vtree::PAR_ITEMS`.)
 const PAR_FREE_UPDATES: usize = 64;
 
 struct Version<W: Weight> {
@@ -213,7 +213,12 @@ impl<W: Weight> VersionedGraph<W> {
         let (g, r) = cur.graph().apply(batch, rule);
         drop(cur);
         let (number, retired) = self.publish(st, g);
-        if batch.len() < PAR_FREE_UPDATES {
+        // A vertex deletion touches a block per neighbour, and a version parked earlier (a
+        // reader was mid-acquire) may be one a large batch replaced: those are freed as usual.
+        let small = batch.insert_edges.len() + batch.delete_edges.len() < PAR_FREE_UPDATES
+            && batch.delete_vertices.is_empty()
+            && retired._held.len() <= 1;
+        if small {
             super::vtree::drop_sequentially(retired);
         }
         (number, r)

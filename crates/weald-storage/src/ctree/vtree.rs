@@ -234,9 +234,15 @@ thread_local! {
 /// them, and their subtree sizes (the whole tree's) would make [`VNode`]'s drop fork, a
 /// cross-thread hand-off for a few microseconds of freeing.
 pub(crate) fn drop_sequentially<T>(x: T) {
-    let was = SEQUENTIAL_DROPS.with(|f| f.replace(true));
+    /// Puts the flag back as it was, also if a drop unwinds.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SEQUENTIAL_DROPS.with(|f| f.set(self.0));
+        }
+    }
+    let _restore = Restore(SEQUENTIAL_DROPS.with(|f| f.replace(true)));
     drop(x);
-    SEQUENTIAL_DROPS.with(|f| f.set(was));
 }
 
 /// Subtrees of at least this many nodes are walked in parallel.
@@ -1745,4 +1751,53 @@ pub(crate) fn depth_stats<W: Weight>(t: &VLink<W>, d: usize) -> (usize, usize, u
     let a = depth_stats(&n.left, d + 1);
     let b = depth_stats(&n.right, d + 1);
     (a.0.max(b.0).max(d + 1), a.1 + b.1 + d + 1, a.2 + b.2 + 1)
+}
+
+#[cfg(test)]
+mod drop_tests {
+    use super::*;
+
+    /// Records whether drops were sequential when it was dropped; panics if asked to.
+    struct Probe<'a>(&'a std::cell::Cell<Option<bool>>, bool);
+    impl Drop for Probe<'_> {
+        fn drop(&mut self) {
+            self.0.set(Some(SEQUENTIAL_DROPS.with(|f| f.get())));
+            if self.1 {
+                panic!("a drop that unwinds");
+            }
+        }
+    }
+
+    /// `drop_sequentially` turns forking off for the drop it runs (nested calls too) and
+    /// back on after it, also when that drop unwinds.
+    #[test]
+    fn drop_sequentially_holds_the_flag_for_its_drop_only() {
+        let seen = std::cell::Cell::new(None);
+        assert!(!SEQUENTIAL_DROPS.with(|f| f.get()));
+        drop_sequentially(Probe(&seen, false));
+        assert_eq!(seen.get(), Some(true));
+        assert!(!SEQUENTIAL_DROPS.with(|f| f.get()));
+        drop_sequentially((Probe(&seen, false), ()));
+        assert_eq!(seen.get(), Some(true));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            drop_sequentially(Probe(&seen, true))
+        }));
+        assert!(r.is_err());
+        assert_eq!(seen.get(), Some(true));
+        assert!(
+            !SEQUENTIAL_DROPS.with(|f| f.get()),
+            "restored after unwinding"
+        );
+        // Nested: the outer call's setting survives the inner one's.
+        struct Nest<'a>(&'a std::cell::Cell<Option<bool>>);
+        impl Drop for Nest<'_> {
+            fn drop(&mut self) {
+                drop_sequentially(Probe(self.0, false));
+                self.0.set(Some(SEQUENTIAL_DROPS.with(|f| f.get())));
+            }
+        }
+        drop_sequentially(Nest(&seen));
+        assert_eq!(seen.get(), Some(true));
+        assert!(!SEQUENTIAL_DROPS.with(|f| f.get()));
+    }
 }

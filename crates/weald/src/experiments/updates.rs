@@ -64,7 +64,9 @@ const SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 /// the nodes the batch replaced are freed inside the call, as Aspen's `insert_edges_batch`
 /// frees them when it releases the version it acquired. (A graph that a caller still holds
 /// elsewhere keeps its nodes, and only the versions made here are freed.) Each trial samples a
-/// fresh batch (see [`Sampling`]); at each size one untimed warm-up batch runs first.
+/// fresh batch (see [`Sampling`]); at each size one untimed warm-up batch runs first. As in
+/// Aspen's run, a batch's edges that the graph already had are deleted with it, so the graph
+/// loses a few edges per trial, and later sizes run on the graph the earlier ones left.
 pub fn batch_updates<W: Weight>(
     base: CTreeGraph<W>,
     sizes: &[usize],
@@ -225,8 +227,7 @@ mod tests {
         let vg = VersionedGraph::new(base);
         let batch = [(0, 1, ()), (5, 6, ()), (6, 7, ()), (3, 3, ())];
         let pairs: Vec<_> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
-        let (ti, td) = versioned_trial(&vg, &batch, &pairs);
-        assert!(ti > 0.0 && td > 0.0);
+        versioned_trial(&vg, &batch, &pairs);
         assert_eq!(vg.version(), 2);
         let after = arcs(vg.acquire().graph());
         let gone: BTreeSet<_> = [(0, 1), (1, 0)].into();
