@@ -33,7 +33,10 @@ whose long edge lists make each touched chunk a rewrite: the costlier case.
 latest version's touched paths copied, the result published, the replaced version released
 and freed inside the timed call; a line of versions that nothing else holds; until
 2026-12-02 the loaded graph stayed held and freeing was not timed, which left out work
-Aspen's figures include); `weald in place` updates the loaded graph itself, which
+Aspen's figures include). Since run 85 the copy lends (`vtree::Lending` in
+`weald-storage/src/ctree/`): what the new version shares with the replaced one is not
+counted, and the replaced version's copied nodes are then freed without touching what they
+lent. `weald in place` updates the loaded graph itself, which
 nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
 replaces is freed inside the timed call.

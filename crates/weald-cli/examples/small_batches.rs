@@ -3,9 +3,10 @@
 //! cost: `cargo run --release --example small_batches -p weald-cli -- FILE [SIZE] [ROUNDS]
 //! [chain|in-place]`. By default every batch applies to the loaded graph and freeing the
 //! versions is not timed (what `weald bench updates` did until 2026-12-02). With `chain`,
-//! each batch applies to the newest version and replaces it, as `VersionedGraph::apply` does
-//! (and `weald bench updates` now times), and freeing the replaced version is timed on its
-//! own. With `in-place`, each batch updates the one graph in place
+//! each batch applies to the newest version and replaces it, as `VersionedGraph::apply` did
+//! until it began to copy lending (2026-12-02; `vtree::Lending`: this counts every shared
+//! reference, as `CTreeGraph::insert_edges` does), and freeing the replaced version is timed
+//! on its own. With `in-place`, each batch updates the one graph in place
 //! (`insert_edges_mut`, `delete_edges_mut`: nothing to free), as
 //! `VersionedGraph::apply_in_place` and Python's `DynamicGraph` do when no snapshot holds the
 //! version. The batches cycle through min(ROUNDS, 1000) distinct ones, or through `DISTINCT`

@@ -8,6 +8,11 @@ pub trait Weight: Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug 
     const WEIGHTED: bool;
     /// A short name (`"none"`, `"i32"`, `"f64"`), used in file headers and messages.
     const NAME: &'static str;
+    /// Whether none of this type's methods can panic (`true` for the crate's own weights). A
+    /// store may then run them where a panic could not unwind safely: the C-tree versioned
+    /// store copies lending only for such weights (a panic inside would have to abort), and
+    /// a weight of another crate keeps the counted copy, from which a panic unwinds.
+    const CANNOT_PANIC: bool = false;
     /// The type of path lengths (sums of weights).
     type Dist: DistValue;
     /// Parse a weight field; `None` if the text is not a valid, finite weight of this type.
@@ -65,6 +70,7 @@ pub trait DistValue: Copy + Send + Sync + PartialOrd + Debug + 'static {
 impl Weight for () {
     const WEIGHTED: bool = false;
     const NAME: &'static str = "none";
+    const CANNOT_PANIC: bool = true;
     type Dist = i64;
     fn parse(_: &str) -> Option<Self> {
         Some(())
@@ -84,6 +90,7 @@ impl Weight for () {
 impl Weight for i32 {
     const WEIGHTED: bool = true;
     const NAME: &'static str = "i32";
+    const CANNOT_PANIC: bool = true;
     type Dist = i64;
     fn parse(text: &str) -> Option<Self> {
         text.parse::<i32>().ok()
@@ -109,6 +116,7 @@ impl Weight for i32 {
 impl Weight for f64 {
     const WEIGHTED: bool = true;
     const NAME: &'static str = "f64";
+    const CANNOT_PANIC: bool = true;
     type Dist = f64;
     fn parse(text: &str) -> Option<Self> {
         text.parse::<f64>().ok().filter(|x| x.is_finite())

@@ -2,7 +2,7 @@
 //! returns a new graph and leaves `self` valid (the two share all untouched nodes).
 
 use super::tree::{CTree, Node};
-use super::vtree::{self, Cur, VLink, VNode, VTree};
+use super::vtree::{self, Cur, Lending, VLink, VNode, VTree};
 use super::{Heads, DEFAULT_B};
 use crate::csr::Csr;
 use rayon::prelude::*;
@@ -63,6 +63,33 @@ impl MemoryReport {
             0.0
         } else {
             self.total as f64 / arcs as f64
+        }
+    }
+}
+
+/// What a lending update ([`CTreeGraph::apply_lending`]) owes the graph it copied, per
+/// vertex tree: settled by [`settle`](Self::settle), or counted when dropped.
+pub(crate) struct Lent<W: Weight> {
+    out: Option<Box<Lending<W>>>,
+    inn: Option<Box<Lending<W>>>,
+}
+
+impl<W: Weight> Default for Lent<W> {
+    fn default() -> Self {
+        Lent {
+            out: None,
+            inn: None,
+        }
+    }
+}
+
+impl<W: Weight> Lent<W> {
+    /// Free what the copied graph's nodes lent and nothing else holds, count the rest (see
+    /// `vtree::Lending::settle`).
+    pub(crate) fn settle(self) {
+        let Lent { out, inn } = self;
+        for l in [out, inn].into_iter().flatten() {
+            l.settle();
         }
     }
 }
@@ -869,6 +896,43 @@ impl<W: Weight> CTreeGraph<W> {
         let mut g = self.clone();
         let r = g.apply_mut(batch, rule);
         (g, r)
+    }
+
+    /// [`apply`](Self::apply), for a writer that releases this graph right after (a line of
+    /// versions: [`VersionedGraph`](super::VersionedGraph)). A batch of edge insertions
+    /// only, or of edge deletions only, is path-copied lending what the new graph shares with
+    /// this one instead of counting it (see `vtree::Lending`); other batches, and weights
+    /// whose methods may panic (`Weight::CANNOT_PANIC`), are `apply`. The
+    /// [`Lent`] must be settled ([`Lent::settle`], best once this graph is released) or
+    /// dropped while the new graph lives, and the new graph is not to be updated before that.
+    pub(crate) fn apply_lending(
+        &self,
+        batch: &UpdateBatch<W>,
+        rule: Combine,
+    ) -> (Self, BatchResult, Lent<W>) {
+        let edges_only = batch.insert_vertices.is_empty() && batch.delete_vertices.is_empty();
+        let ins = !batch.insert_edges.is_empty();
+        let del = !batch.delete_edges.is_empty();
+        // (Lending cannot unwind: a weight whose combining may panic keeps the counted copy.)
+        if !W::CANNOT_PANIC || !edges_only || ins == del {
+            let (g, r) = self.apply(batch, rule);
+            return (g, r, Lent::default());
+        }
+        let mut g = CTreeGraph {
+            out: self.out.lending_clone(),
+            inn: self.inn.as_ref().map(VTree::lending_clone),
+            ..self.clone()
+        };
+        let r = if ins {
+            g.insert_edges_mut(&batch.insert_edges, rule)
+        } else {
+            g.delete_edges_mut(&batch.delete_edges)
+        };
+        let lent = Lent {
+            out: g.out.take_lending(),
+            inn: g.inn.as_mut().and_then(VTree::take_lending),
+        };
+        (g, r, lent)
     }
 
     /// [`apply`](Self::apply) to this graph itself. What no other version shares (no clone of

@@ -1212,6 +1212,136 @@ fn apply_in_place_keeps_held_snapshots() {
     assert_eq!(vg.reclaim(), 0);
 }
 
+/// A batch of edge insertions only or deletions only (what `VersionedGraph::apply` copies
+/// lending), small or, one time in six, past the parallel cut-offs.
+fn one_kind_batch(rng: &mut Rng, nv: u64) -> UpdateBatch<i32> {
+    let mut b = UpdateBatch::new();
+    let k = if rng.below(6) == 0 {
+        100 + rng.below(600)
+    } else {
+        1 + rng.below(30)
+    };
+    let insert = rng.below(3) != 0;
+    for _ in 0..k {
+        let u = rng.below(nv) as Vertex;
+        let v = if rng.below(3) == 0 {
+            (u as u64 + rng.below(8)).min(nv - 1) as Vertex
+        } else {
+            rng.below(nv) as Vertex
+        };
+        if insert {
+            b.insert_edges.push((u, v, rng.below(9) as i32));
+        } else {
+            b.delete_edges.push((u, v));
+        }
+    }
+    b
+}
+
+/// A line of versions made by lending path copies (`VersionedGraph::apply` on batches of one
+/// kind; see `vtree::Lending`) while snapshots of random versions are held and released in
+/// any order, branches are made from them (copied, and updated in place where they are
+/// their own) and a reader thread reads along: every holder keeps exactly its graph, the
+/// newest version its model, and after all is released nothing is parked.
+#[test]
+fn lending_versions_keep_held_snapshots_and_branches() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for (seed, opts) in [
+        (5u64, CTreeOptions::default()),
+        (
+            6,
+            CTreeOptions {
+                directed: true,
+                in_edges: true,
+                b: 4,
+            },
+        ),
+    ] {
+        let nv = 3000;
+        let mut rng = Rng(seed);
+        let rule = Combine::Sum;
+        let mut m = Model {
+            directed: opts.directed,
+            ..Default::default()
+        };
+        let mut g0 = CTreeGraph::<i32>::new(opts);
+        for _ in 0..4 {
+            let b = one_kind_batch(&mut rng, nv);
+            g0.apply_mut(&b, rule);
+            m.apply(&b, rule);
+        }
+        let vg = VersionedGraph::new(g0);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|sc| {
+            // A reader reading whatever version is newest, all the while.
+            sc.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let s = vg.acquire();
+                    let arcs: usize = (0..s.num_vertices() as Vertex)
+                        .map(|v| s.out_degree(v))
+                        .sum();
+                    assert_eq!(arcs, s.num_arcs());
+                }
+            });
+            pool.install(|| {
+                let mut held: Vec<(Snapshot<i32>, Model)> = Vec::new();
+                let mut branches: Vec<(CTreeGraph<i32>, Model)> = Vec::new();
+                for step in 0..240 {
+                    let b = one_kind_batch(&mut rng, nv);
+                    let want = m.apply(&b, rule);
+                    let (_, got) = vg.apply(&b, rule);
+                    assert_eq!(got, want, "step {step}");
+                    if rng.below(4) == 0 {
+                        held.push((vg.acquire(), m.clone()));
+                    }
+                    if rng.below(6) == 0 && !held.is_empty() {
+                        let (s, sm) = &held[rng.below(held.len() as u64) as usize];
+                        let mut bm = sm.clone();
+                        let bb = one_kind_batch(&mut rng, nv);
+                        bm.apply(&bb, rule);
+                        let (mut bg, _) = s.graph().apply(&bb, rule);
+                        // The branch is its own now: a second batch goes in place.
+                        let bb = one_kind_batch(&mut rng, nv);
+                        bm.apply(&bb, rule);
+                        bg.apply_mut(&bb, rule);
+                        branches.push((bg, bm));
+                    }
+                    if rng.below(5) == 0 && !held.is_empty() {
+                        held.swap_remove(rng.below(held.len() as u64) as usize);
+                    }
+                    if rng.below(9) == 0 && !branches.is_empty() {
+                        branches.swap_remove(rng.below(branches.len() as u64) as usize);
+                    }
+                    if step % 40 == 39 {
+                        for (s, sm) in &held {
+                            s.graph().check();
+                            same(&graph_arcs(s.graph()), &sm.arcs, "held snapshot");
+                        }
+                        for (bg, bm) in &branches {
+                            bg.check();
+                            same(&graph_arcs(bg), &bm.arcs, "branch");
+                        }
+                    }
+                }
+                let newest = vg.acquire();
+                check_graph(newest.graph(), &m);
+                for (s, sm) in &held {
+                    check_graph(s.graph(), sm);
+                }
+                for (bg, bm) in &branches {
+                    check_graph(bg, bm);
+                }
+            });
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(vg.reclaim(), 0);
+        check_graph(vg.acquire().graph(), &m);
+    }
+}
+
 /// A weight whose sum panics when either side is -7: a bug inside a batch, on demand.
 #[derive(Clone, Copy, Default, PartialEq, PartialOrd, Debug)]
 struct Boom(i32);
@@ -1284,6 +1414,38 @@ fn apply_in_place_panic_poisons() {
     let (w, r) = vg.apply_in_place(&insert(1, 0, 3), Combine::Sum);
     assert_eq!((w, r.inserted), (v + 1, 1));
     assert_eq!(vg.acquire().num_arcs(), 1);
+}
+
+/// A weight of another crate may panic (`Weight::CANNOT_PANIC` is false), so
+/// `VersionedGraph::apply` copies its batches counting, not lending, and a panic inside one
+/// unwinds to the caller with nothing published and the store intact.
+#[test]
+fn a_panicking_weight_unwinds_out_of_a_copied_batch() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    const {
+        assert!(
+            !Boom::CANNOT_PANIC && <i32 as Weight>::CANNOT_PANIC && <() as Weight>::CANNOT_PANIC
+        )
+    };
+    let vg = VersionedGraph::new(CTreeGraph::<Boom>::new(CTreeOptions::default()));
+    let insert = |u, v, w| UpdateBatch {
+        insert_edges: vec![(u, v, Boom(w))],
+        ..Default::default()
+    };
+    for u in 0..100 {
+        vg.apply(&insert(u, u + 1, 5), Combine::Sum);
+    }
+    let held = vg.acquire();
+    let bug = catch_unwind(AssertUnwindSafe(|| {
+        vg.apply(&insert(3, 4, -7), Combine::Sum)
+    }));
+    assert!(bug.is_err(), "the sum with -7 must panic");
+    assert_eq!(vg.version(), 100);
+    let (v, r) = vg.apply(&insert(3, 4, 1), Combine::Sum);
+    assert_eq!((v, r.updated), (101, 1));
+    let s = vg.acquire();
+    assert_eq!((s.num_arcs(), s.find_edge(3, 4)), (200, Some(Boom(6))));
+    assert_eq!(held.find_edge(3, 4), Some(Boom(5)));
 }
 
 type WeightedArc = (Vertex, Vertex, i32);

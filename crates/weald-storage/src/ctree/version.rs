@@ -8,7 +8,9 @@
 //! announced itself before the load, so once `active` reads 0 it has finished incrementing,
 //! and every later reader loads the new pointer. The writer never waits either — if readers
 //! are mid-acquire it just retries at the next `set` (or [`VersionedGraph::reclaim`]).
-//! A version's memory is freed when its last `Snapshot` drops.
+//! A version's memory is freed when its last `Snapshot` drops. A version that [`VersionedGraph::apply`]
+//! replaced is settled right after the publication (`vtree::Lending`): if no reader holds it,
+//! the nodes its successor copied are freed then, and otherwise what they lent is counted.
 //!
 //! [`VersionedGraph::apply_in_place`] is the one exception to "readers never wait": when no
 //! snapshot holds the current version, it takes that version out of `current` (the pointer is
@@ -25,7 +27,7 @@ use weald_graph::batch::Combine;
 use weald_graph::{BatchResult, UpdateBatch, Weight};
 
 /// A version replaced by a batch of fewer edge updates than this (and no vertex deletion) is
-/// freed on the writer's thread alone (`vtree::drop_sequentially`): its few replaced paths
+/// freed on the writer's thread alone (`vtree::sequentially`): its few replaced paths
 /// take microseconds to free, less than handing half of them to another thread. (The batch's
 /// own update runs in parallel from 64 items on, `vtree::PAR_ITEMS`.)
 const PAR_FREE_UPDATES: usize = 64;
@@ -194,6 +196,10 @@ impl<W: Weight> VersionedGraph<W> {
     }
 
     /// Apply `batch` to the latest version and publish the result (as the single writer).
+    /// The touched paths are copied; a batch of edge insertions only or deletions only copies
+    /// them lending (see `vtree::Lending`): what the new version shares with the old one is
+    /// not counted, and once the old one is released its copied nodes are freed without
+    /// touching what they lent (if a reader still holds it, what it lent is counted then).
     /// Panics after a panicked [`apply_in_place`](Self::apply_in_place), as that does.
     pub fn apply(&self, batch: &UpdateBatch<W>, rule: Combine) -> (u64, BatchResult) {
         let mut st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
@@ -210,7 +216,11 @@ impl<W: Weight> VersionedGraph<W> {
         rule: Combine,
     ) -> (u64, BatchResult) {
         let cur = self.acquire();
-        let (g, r) = cur.graph().apply(batch, rule);
+        // Lending (`CTreeGraph::apply_lending`): the new version takes what it shares with
+        // this one without counting it, and once this one is released the debt is settled:
+        // its copied nodes are freed without touching what they lent. A version some reader
+        // still holds has what it lent counted instead, as path copying would have.
+        let (g, r, lent) = cur.graph().apply_lending(batch, rule);
         drop(cur);
         let (number, retired) = self.publish(st, g);
         // A vertex deletion touches a block per neighbour, and a version parked earlier (a
@@ -218,8 +228,16 @@ impl<W: Weight> VersionedGraph<W> {
         let small = batch.insert_edges.len() + batch.delete_edges.len() < PAR_FREE_UPDATES
             && batch.delete_vertices.is_empty()
             && retired.held.len() <= 1;
+        // Released first, so that the settling finds the replaced version held by no one
+        // else (if no reader holds it); the new version lives on in `current` meanwhile.
+        let settle = move || {
+            drop(retired);
+            lent.settle();
+        };
         if small {
-            super::vtree::drop_sequentially(retired);
+            super::vtree::sequentially(settle);
+        } else {
+            settle();
         }
         (number, r)
     }

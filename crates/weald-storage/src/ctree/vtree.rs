@@ -172,6 +172,21 @@ impl<W: Weight> Block<W> {
         prefetch((Arc::as_ptr(&self.trees) as *const u8).wrapping_sub(16));
     }
 
+    /// Start loading the whole array (its count and every tree), which a lending copy of the
+    /// block reads.
+    #[inline]
+    fn prefetch_array(&self) {
+        let a = Arc::as_ptr(&self.trees) as *const u8;
+        prefetch(a.wrapping_sub(16));
+        let bytes = self.nonempty.count_ones() as usize * std::mem::size_of::<CTree<W>>();
+        for off in (0..bytes).step_by(64) {
+            prefetch(a.wrapping_add(off));
+        }
+        if bytes > 0 {
+            prefetch(a.wrapping_add(bytes - 1));
+        }
+    }
+
     /// Start loading the slot of the block's `i`-th id: its tree if it has one, else where
     /// an insert puts it.
     #[inline]
@@ -225,15 +240,21 @@ const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
 const PAR_DROP_NODES: u32 = 128;
 
 thread_local! {
-    /// Set while [`drop_sequentially`] runs: no dropped node forks.
+    /// Set while [`sequentially`] runs: no dropped node forks.
     static SEQUENTIAL_DROPS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Drop `x` on this thread alone, whatever its nodes' sizes. A version replaced by a small
-/// batch owns only the batch's few paths, but near the root both children of a node are on
-/// them, and their subtree sizes (the whole tree's) would make [`VNode`]'s drop fork, a
-/// cross-thread hand-off for a few microseconds of freeing.
+/// Drop `x` on this thread alone, whatever its nodes' sizes ([`sequentially`]).
+#[cfg(test)]
 pub(crate) fn drop_sequentially<T>(x: T) {
+    sequentially(move || drop(x));
+}
+
+/// Run `f` on this thread alone: no drop or settling walk ([`Lending`]) in it forks. A
+/// version replaced by a small batch owns only the batch's few paths, but near the root both
+/// children of a node are on them, and their subtree sizes (the whole tree's) would make
+/// [`VNode`]'s drop fork, a cross-thread hand-off for a few microseconds of freeing.
+pub(crate) fn sequentially<T>(f: impl FnOnce() -> T) -> T {
     /// Puts the flag back as it was, also if a drop unwinds.
     struct Restore(bool);
     impl Drop for Restore {
@@ -242,7 +263,13 @@ pub(crate) fn drop_sequentially<T>(x: T) {
         }
     }
     let _restore = Restore(SEQUENTIAL_DROPS.with(|f| f.replace(true)));
-    drop(x);
+    f()
+}
+
+/// May a drop or settling walk fork here (on a pool's thread, outside [`sequentially`])?
+#[inline]
+fn may_fork() -> bool {
+    rayon::current_thread_index().is_some() && !SEQUENTIAL_DROPS.with(|f| f.get())
 }
 
 /// Subtrees of at least this many nodes are walked in parallel.
@@ -262,11 +289,7 @@ impl<W: Weight> Drop for VNode<W> {
             c.as_ref()
                 .is_some_and(|a| a.size >= PAR_DROP_NODES && Arc::strong_count(a) == 1)
         };
-        if alone(&self.left)
-            && alone(&self.right)
-            && rayon::current_thread_index().is_some()
-            && !SEQUENTIAL_DROPS.with(|f| f.get())
-        {
+        if alone(&self.left) && alone(&self.right) && may_fork() {
             let (l, r) = (self.left.take(), self.right.take());
             rayon::join(move || drop(l), move || drop(r));
         }
@@ -536,6 +559,7 @@ fn update_block<W, I, F>(
     old: Option<(&Block<W>, u64)>,
     items: &[(Vertex, I)],
     f: &F,
+    lending: bool,
 ) -> Option<(Block<W>, u64)>
 where
     W: Weight,
@@ -552,10 +576,17 @@ where
     if let Some((b, old_own)) = old {
         slots.present = b.present & !touched;
         slots.own = old_own;
-        // Untouched ids keep their trees (a clone each); touched ones give their arcs back.
+        // Untouched ids keep their trees (a clone each, or lent: see `Lending`); touched ones
+        // give their arcs back.
         for (i, t) in b.iter() {
             if touched >> i & 1 == 0 {
-                slots.trees[i] = Some(t.clone());
+                // SAFETY (lending): the bitwise copy is recorded as lent from `b` by the
+                // caller's entry (`Lent::slots`), and settled by `Lending`.
+                slots.trees[i] = Some(if lending {
+                    unsafe { std::ptr::read(t) }
+                } else {
+                    t.clone()
+                });
             } else {
                 slots.own -= t.len() as u64;
             }
@@ -565,7 +596,14 @@ where
         let i = (v - base) as usize;
         let cur =
             old.and_then(|(b, _)| (b.present >> i & 1 == 1).then(|| b.get(i).unwrap_or(&empty)));
-        if let Some(t) = f(*v, cur.map(Cur::Shared), it) {
+        let t = if lending {
+            // A panic unwinding from here would drop the lent trees in `slots` (and, above,
+            // the lent links of the nodes being made) as if they were counted.
+            abort_on_unwind(|| f(*v, cur.map(Cur::Shared), it))
+        } else {
+            f(*v, cur.map(Cur::Shared), it)
+        };
+        if let Some(t) = t {
             slots.put(i, t);
         }
     }
@@ -647,6 +685,17 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
     prefetch(a);
 }
 
+/// What [`warm`] loads for: a path copy (the other child and every tree of a found block,
+/// whose counts copying writes), an in-place update (only the path and the touched slot where
+/// nothing else holds them), or a lending copy ([`Lending`]: the path, the found block's
+/// array and its touched trees; no count is written).
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Warm {
+    Copy,
+    InPlace,
+    Lend,
+}
+
 /// Walk the search paths of `items` in lock step, a group at a time, prefetching each next
 /// node, then the trees of the blocks found: the cache misses of up to `GROUP` paths overlap
 /// instead of following one another. The sequential multi-update that follows then finds its
@@ -655,7 +704,8 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
 /// has only the items' own trees prefetched. (Groups of 32, so that a batch of 10 edges walks
 /// its 20 paths in one group instead of two, measured even: versioned batches of 10 and 1000,
 /// 1 thread, three interleaved rounds, −2.6 to +4 %, 2026-11-30.)
-fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
+fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
+    let in_place = mode != Warm::Copy;
     const GROUP: usize = 16;
     let Some(root) = t.as_ref() else { return };
     // In place, a node on a path that it and every node above it are unshared is only read
@@ -676,7 +726,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
             live = 0;
             for (((c, f), o), (k, _)) in cur.iter_mut().zip(&mut found).zip(&mut own).zip(g) {
                 let Some(n) = *c else { continue };
-                *o = *o && Arc::strong_count(n) == 1;
+                *o = *o && (mode == Warm::Lend || Arc::strong_count(n) == 1);
                 if !*o {
                     prefetch_node(n);
                 }
@@ -684,7 +734,10 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
                     std::cmp::Ordering::Less => n.left.as_ref(),
                     std::cmp::Ordering::Greater => n.right.as_ref(),
                     std::cmp::Ordering::Equal => {
-                        if *o {
+                        if mode == Warm::Lend {
+                            // The array, whose trees are all read (the untouched ones copied).
+                            n.block.prefetch_array();
+                        } else if *o {
                             // The array's count, and the slot of the tree to update.
                             n.block.prefetch_count();
                             n.block.prefetch_slot((k - (n.key << LOG_K)) as usize);
@@ -707,7 +760,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
             .zip(g)
             .filter_map(|((f, o), k)| Some((((*f)?, o), k)))
         {
-            if own && Arc::strong_count(&n.block.trees) == 1 {
+            if mode == Warm::Lend || own && Arc::strong_count(&n.block.trees) == 1 {
                 n.block.prefetch_tree((k - (n.key << LOG_K)) as usize);
             } else {
                 n.block.prefetch_trees();
@@ -717,20 +770,36 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], in_place: bool) {
 }
 
 /// The path-copying multi-update (see [`VTree::multi_update_mut`]): the new tree and the change in
-/// its arcs.
-fn update_rec<W, I, F>(t: &VLink<W>, items: &[(Vertex, I)], f: &F, warmed: bool) -> (VLink<W>, i64)
+/// its arcs. With `lend` (see [`Lending`]), what the new tree shares with `t` is copied
+/// bitwise instead of cloned, and each copied node of `t` appends its [`Lent`] entry to it,
+/// in pre-order.
+fn update_rec<W, I, F>(
+    t: &VLink<W>,
+    items: &[(Vertex, I)],
+    f: &F,
+    warmed: bool,
+    mut lend: Option<&mut Vec<Lent<W>>>,
+) -> (VLink<W>, i64)
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
     if items.is_empty() {
-        return (t.clone(), 0);
+        // SAFETY (lending): the parent's entry records this link as lent.
+        return (
+            if lend.is_some() {
+                unsafe { std::ptr::read(t) }
+            } else {
+                t.clone()
+            },
+            0,
+        );
     }
     let Some(n) = t else {
         let one = |g: &[(Vertex, I)]| {
             let key = block_of(g[0].0);
-            update_block(key, None, g, f).map(|b| (key, Some(b)))
+            update_block(key, None, g, f, false).map(|b| (key, Some(b)))
         };
         let groups = items.chunk_by(|a, b| block_of(a.0) == block_of(b.0));
         let mut built: Vec<Built<W>> = if items.len() >= PAR_ITEMS {
@@ -747,34 +816,324 @@ where
         return (build(&mut built), d);
     };
     let par = items.len() >= PAR_ITEMS;
+    let lending = lend.is_some();
     if !par && !warmed {
-        warm(t, items, false);
+        warm(t, items, if lending { Warm::Lend } else { Warm::Copy });
     }
-    prefetch_node(n);
+    if par || !lending {
+        prefetch_node(n);
+    }
     let i = items.partition_point(|(k, _)| block_of(*k) < n.key);
     let j = i + items[i..].partition_point(|(k, _)| block_of(*k) == n.key);
-    let go_left = || update_rec(&n.left, &items[..i], f, !par);
-    let go_right = || update_rec(&n.right, &items[j..], f, !par);
+    // This node's entry: what the new tree takes from it without a count.
+    let at = lend.as_deref_mut().map(|es| {
+        let mut touched: Mask = 0;
+        for (v, _) in &items[i..j] {
+            touched |= 1 << (v - n.base());
+        }
+        es.push(Lent {
+            node: Arc::as_ptr(n),
+            below_left: 0,
+            slots: if i < j {
+                n.block.nonempty & !touched
+            } else {
+                0
+            },
+            flags: (if i == 0 { LENT_LEFT } else { 0 })
+                | (if j == items.len() { LENT_RIGHT } else { 0 })
+                | (if i == j { LENT_ARRAY } else { 0 }),
+        });
+        es.len() - 1
+    });
+    let go_left = |l: Option<&mut Vec<Lent<W>>>| update_rec(&n.left, &items[..i], f, !par, l);
+    let go_right = |l: Option<&mut Vec<Lent<W>>>| update_rec(&n.right, &items[j..], f, !par, l);
     let ((l, dl), (r, dr)) = if par {
-        rayon::join(go_left, go_right)
+        // Each side collects its entries apart; the left's go first (pre-order).
+        let (mut lv, mut rv) = (Vec::new(), Vec::new());
+        let (lw, rw) = (lending.then_some(&mut lv), lending.then_some(&mut rv));
+        let out = rayon::join(|| go_left(lw), || go_right(rw));
+        if let (Some(es), Some(at)) = (lend.as_deref_mut(), at) {
+            es[at].below_left = lv.len() as u32;
+            es.append(&mut lv);
+            es.append(&mut rv);
+        }
+        out
     } else if i > 0 && j == items.len() {
         // The untouched side is cloned before the recursion makes new nodes (as the left one
         // is in the other branch): the locked increment of its count then waits for none of
         // their pending stores. Measured in one process, rounds alternating with the reverse
         // order: batches of 1, 10 and 100 edges insert 2–3 % faster, 1000 and 1e5 ~1 %.
-        let r = go_right();
-        (go_left(), r)
+        let r = go_right(lend.as_deref_mut());
+        let before = lend.as_deref().map_or(0, Vec::len);
+        let l = go_left(lend.as_deref_mut());
+        if let (Some(es), Some(at)) = (lend.as_deref_mut(), at) {
+            es[at].below_left = (es.len() - before) as u32;
+        }
+        (l, r)
     } else {
-        (go_left(), go_right())
+        let before = lend.as_deref().map_or(0, Vec::len);
+        let l = go_left(lend.as_deref_mut());
+        if let (Some(es), Some(at)) = (lend.as_deref_mut(), at) {
+            es[at].below_left = (es.len() - before) as u32;
+        }
+        (l, go_right(lend.as_deref_mut()))
     };
     if i == j {
-        return (Some(join3(l, n.key, n.block.clone(), n.own, r)), dl + dr);
+        // SAFETY (lending): the entry records the array as lent.
+        let block = if lending {
+            unsafe { std::ptr::read(&n.block) }
+        } else {
+            n.block.clone()
+        };
+        return (Some(join3(l, n.key, block, n.own, r)), dl + dr);
     }
     let d = dl + dr - n.own as i64;
-    match update_block(n.key, Some((&n.block, n.own)), &items[i..j], f) {
+    match update_block(n.key, Some((&n.block, n.own)), &items[i..j], f, lending) {
         Some((b, own)) => (Some(join3(l, n.key, b, own, r)), d + own as i64),
-        None => (join2(l, r), d),
+        None => {
+            // The block is gone and its children are joined, which may drop one of them:
+            // a lent side is made counted first (and no longer recorded as lent).
+            if let (Some(es), Some(at)) = (lend, at) {
+                for (flag, c) in [(LENT_LEFT, &l), (LENT_RIGHT, &r)] {
+                    if es[at].flags & flag != 0 {
+                        std::mem::forget(c.clone());
+                        es[at].flags &= !flag;
+                    }
+                }
+            }
+            (join2(l, r), d)
+        }
     }
+}
+
+/// `f()`, aborting the process if it unwinds: used where an unwinding panic would drop lent
+/// references (see [`Lending`]) as if they were counted, freeing what an older version still
+/// reads. (Such a panic is a bug: a lending update runs only the weights' methods of weights
+/// that cannot panic, `Weight::CANNOT_PANIC`.)
+#[inline(always)]
+fn abort_on_unwind<T>(f: impl FnOnce() -> T) -> T {
+    struct Abort;
+    impl Drop for Abort {
+        fn drop(&mut self) {
+            std::process::abort();
+        }
+    }
+    let guard = Abort;
+    let t = f();
+    std::mem::forget(guard);
+    t
+}
+
+const LENT_LEFT: u8 = 1;
+const LENT_RIGHT: u8 = 2;
+const LENT_ARRAY: u8 = 4;
+
+/// A node of the replaced tree that a lending update copied: which of its references the new
+/// tree took without a count (its left or right child, its block's array, or, when the block
+/// was updated, the trees of `slots`' ids), and how many entries its left subtree made (the
+/// entries are in pre-order, so that its right subtree's follow them).
+pub(crate) struct Lent<W: Weight> {
+    node: *const VNode<W>,
+    below_left: u32,
+    slots: Mask,
+    flags: u8,
+}
+
+impl<W: Weight> Clone for Lent<W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<W: Weight> Copy for Lent<W> {}
+
+// SAFETY: the pointer is only compared with the node an entry describes (a check of the
+// walk), never followed.
+unsafe impl<W: Weight> Send for Lent<W> {}
+// SAFETY: as for `Send`.
+unsafe impl<W: Weight> Sync for Lent<W> {}
+
+/// Path copying that lends instead of counting. A new version made by path copying shares
+/// every untouched subtree, block array and edge tree with the version it replaces, and
+/// sharing normally writes a count into each (a cold line per shared sibling, array and tree)
+/// and releasing the old version later writes them all back. When the old version is then
+/// freed at once (a line of versions, as [`super::VersionedGraph`] makes), those writes undo
+/// each other. A lending update ([`VTree::multi_update_mut`] on a tree made by
+/// [`VTree::lending_clone`]) copies those references bitwise instead, the count still
+/// counting only the old node's reference, and records in [`Lent`] entries which references
+/// it took from which copied node. [`Lending::settle`] then walks the old version's copied
+/// nodes along the entries: a node that nothing else holds is freed without releasing what
+/// it lent (the new version now owns it: no count written, no subtree walked), and a node
+/// that something else holds (a snapshot, a clone, a branch made from it) keeps what it lent
+/// and the lent references are counted then (the writes path copying would have made). Until
+/// then the counts of lent things are one too low, so:
+/// * the old tree is held (`old`, a counted clone of its root) until the entries are settled,
+///   so nothing it reaches is freed meanwhile, whoever else releases it;
+/// * the new tree is not updated in place, nor dropped, before that: an in-place update
+///   trusts a count of one, and dropping it would release what it does not own. The
+///   `Lending` lives in the new tree ([`VTree`]'s first field, so it settles, by counting,
+///   before the tree's nodes are dropped), a second update of the tree settles it first, and
+///   a caller that takes it out ([`VTree::take_lending`]) settles it while the tree lives;
+/// * a panic while the new tree is being made would drop lent references: it aborts
+///   ([`abort_on_unwind`]).
+///
+/// Readers of either version only read, and anything that clones a reference adds a count of
+/// its own, so they are unaffected; a clone of the new tree shares its root, whose nodes the
+/// settling leaves to the new tree either way.
+pub(crate) struct Lending<W: Weight> {
+    /// A counted clone of the replaced tree's root.
+    old: VLink<W>,
+    entries: Vec<Lent<W>>,
+    /// Whether an update ran (and `entries` describes the copy).
+    used: bool,
+}
+
+impl<W: Weight> Lending<W> {
+    /// Settle the entries: free the replaced tree's copied nodes that nothing else holds
+    /// (without releasing what they lent), count what the others lent. Call it once the
+    /// replaced version is released by everyone else, or at any time (whatever is then
+    /// still held is counted instead of freed). The tree the update made must be alive.
+    pub(crate) fn settle(mut self) {
+        let old = self.old.take();
+        if std::mem::replace(&mut self.used, false) {
+            let es = std::mem::take(&mut self.entries);
+            abort_on_unwind(|| {
+                let used = reclaim(old, &es);
+                check_walk(used == es.len());
+            });
+        }
+    }
+}
+
+impl<W: Weight> Drop for Lending<W> {
+    /// Unsettled entries are counted (the new tree then owns counted references, as after
+    /// path copying).
+    fn drop(&mut self) {
+        if std::mem::replace(&mut self.used, false) {
+            let (old, es) = (self.old.take(), std::mem::take(&mut self.entries));
+            abort_on_unwind(|| {
+                let used = old.as_ref().map_or(0, |n| count_lent(n, &es));
+                check_walk(used == es.len());
+            });
+        }
+    }
+}
+
+/// The entries and the tree they describe disagree: a bug that would free what is in use.
+#[inline]
+fn check_walk(ok: bool) {
+    if !ok {
+        std::process::abort();
+    }
+}
+
+/// The positions in `b`'s array of the trees of the ids in `slots`.
+fn lent_slots<W: Weight>(b: &Block<W>, slots: Mask) -> impl Iterator<Item = usize> + '_ {
+    ones(slots & b.nonempty).map(move |i| rank(b.nonempty, i))
+}
+
+/// Entries below which a settling walk forks (when on a pool's thread).
+const PAR_SETTLE: usize = 256;
+
+/// Release `link` (a counted reference into the replaced tree, whose copied nodes `es`
+/// describes from its root on), freeing what dies without releasing what it lent. Returns
+/// the entries used.
+fn reclaim<W: Weight>(link: VLink<W>, es: &[Lent<W>]) -> usize {
+    let Some(a) = link else { return 0 };
+    let Some(e) = es.first().copied() else {
+        // Not copied (it was not on a path): an ordinary release.
+        drop(a);
+        return 0;
+    };
+    check_walk(std::ptr::eq(e.node, Arc::as_ptr(&a)));
+    let (les, res) = es[1..].split_at((e.below_left as usize).min(es.len() - 1));
+    match Arc::try_unwrap(a) {
+        Ok(node) => {
+            let node = std::mem::ManuallyDrop::new(node);
+            // SAFETY: the node is ours alone and is never used again (`ManuallyDrop`: its
+            // `Drop` does not run); each field is read once, then released or forgotten.
+            let (block, left, right) = unsafe {
+                (
+                    std::ptr::read(&node.block),
+                    std::ptr::read(&node.left),
+                    std::ptr::read(&node.right),
+                )
+            };
+            if e.flags & LENT_ARRAY != 0 {
+                std::mem::forget(block);
+            } else {
+                let Block {
+                    nonempty, trees, ..
+                } = block;
+                let mut trees = trees;
+                match super::unique_mut(&mut trees) {
+                    Some(ts) => {
+                        for i in ones(e.slots & nonempty) {
+                            // SAFETY: the lent tree is the new version's now: overwritten
+                            // without being dropped.
+                            unsafe {
+                                std::ptr::write(&mut ts[rank(nonempty, i)], CTree::default())
+                            };
+                        }
+                    }
+                    None => {
+                        for i in ones(e.slots & nonempty) {
+                            std::mem::forget(trees[rank(nonempty, i)].clone());
+                        }
+                    }
+                }
+                drop(trees);
+            }
+            let side = |c: VLink<W>, flag: u8, es: &[Lent<W>]| {
+                if e.flags & flag != 0 {
+                    std::mem::forget(c);
+                    0
+                } else {
+                    reclaim(c, es)
+                }
+            };
+            let (nl, nr) = if es.len() >= PAR_SETTLE && may_fork() {
+                rayon::join(
+                    || side(left, LENT_LEFT, les),
+                    || side(right, LENT_RIGHT, res),
+                )
+            } else {
+                (side(left, LENT_LEFT, les), side(right, LENT_RIGHT, res))
+            };
+            1 + nl + nr
+        }
+        Err(a) => {
+            // Held elsewhere too: it stays, with what it lent, which is counted now.
+            let used = count_lent(&a, es);
+            drop(a);
+            used
+        }
+    }
+}
+
+/// Count what the copied node `n` (described by `es[0]`) and the copied nodes below it lent.
+/// Returns the entries used.
+fn count_lent<W: Weight>(n: &VNode<W>, es: &[Lent<W>]) -> usize {
+    let Some(e) = es.first().copied() else {
+        return 0;
+    };
+    check_walk(std::ptr::eq(e.node, n));
+    let (les, res) = es[1..].split_at((e.below_left as usize).min(es.len() - 1));
+    if e.flags & LENT_ARRAY != 0 {
+        std::mem::forget(n.block.trees.clone());
+    } else {
+        for p in lent_slots(&n.block, e.slots) {
+            std::mem::forget(n.block.trees[p].clone());
+        }
+    }
+    let side = |c: &VLink<W>, flag: u8, es: &[Lent<W>]| {
+        if e.flags & flag != 0 {
+            std::mem::forget(c.clone());
+            0
+        } else {
+            c.as_ref().map_or(0, |c| count_lent(c, es))
+        }
+    };
+    1 + side(&n.left, LENT_LEFT, les) + side(&n.right, LENT_RIGHT, res)
 }
 
 /// What an in-place update changed in a subtree: its arcs, its nodes, and whether its shape
@@ -962,6 +1321,9 @@ fn index_on() -> bool {
 /// A vertex tree: its root, its total arcs, and the [`BlockIndex`] its in-place updates use.
 /// Cloning is O(1).
 pub(crate) struct VTree<W: Weight> {
+    /// Set while this tree holds references lent by the tree it was copied from (see
+    /// [`Lending`]). Declared first: dropped (settled by counting) before `root` is.
+    lending: Option<Box<Lending<W>>>,
     root: VLink<W>,
     arcs: u64,
     index: BlockIndex<W>,
@@ -974,6 +1336,7 @@ pub(crate) struct VTree<W: Weight> {
 impl<W: Weight> Default for VTree<W> {
     fn default() -> Self {
         VTree {
+            lending: None,
             root: None,
             arcs: 0,
             index: BlockIndex::fresh(),
@@ -988,6 +1351,7 @@ impl<W: Weight> Clone for VTree<W> {
     /// its source gone, builds its index at once if the source had never had one).
     fn clone(&self) -> Self {
         VTree {
+            lending: None,
             root: self.root.clone(),
             arcs: self.arcs,
             index: BlockIndex {
@@ -1012,11 +1376,30 @@ impl<W: Weight> VTree<W> {
     pub(crate) fn from_sorted(items: Vec<(Vertex, CTree<W>)>) -> Self {
         let (root, arcs) = from_sorted(items);
         VTree {
+            lending: None,
             root,
             arcs,
             index: BlockIndex::fresh(),
             lineage: Arc::new(()),
         }
+    }
+
+    /// A clone whose next update lends instead of counting what it shares with this tree
+    /// (see [`Lending`]), until [`take_lending`](Self::take_lending) or a second update.
+    pub(crate) fn lending_clone(&self) -> Self {
+        let mut t = self.clone();
+        t.lending = Some(Box::new(Lending {
+            old: self.root.clone(),
+            entries: Vec::new(),
+            used: false,
+        }));
+        t
+    }
+
+    /// The [`Lending`] of this tree's update, to settle once the tree it was copied from is
+    /// released (it must be settled, or dropped, while this tree lives).
+    pub(crate) fn take_lending(&mut self) -> Option<Box<Lending<W>>> {
+        self.lending.take()
     }
 
     /// Is this the only tree of its lineage (no clone lives)? Then nothing else holds a node.
@@ -1068,6 +1451,21 @@ impl<W: Weight> VTree<W> {
         );
         if items.is_empty() {
             return 0;
+        }
+        if let Some(mut l) = self.lending.take() {
+            if !l.used {
+                // One path copy from the root, lending what it shares with `l.old` (the
+                // root itself is shared, so nothing is updated in place).
+                l.used = true;
+                let (nt, d) = update_rec(&self.root, items, f, false, Some(&mut l.entries));
+                self.lending = Some(l);
+                self.root = nt;
+                self.index.invalidate();
+                self.arcs = (self.arcs as i64 + d) as u64;
+                return d;
+            }
+            // A second update: count what the first lent before anything may go in place.
+            drop(l);
         }
         let alone = self.alone();
         let indexed = self.index.ready(&mut self.root, alone);
@@ -1298,7 +1696,7 @@ where
         return update_tree_mut(t, items, f, false);
     }
     if !warmed {
-        warm(t, items, true);
+        warm(t, items, Warm::InPlace);
     }
     items
         .chunk_by(|a, b| block_of(a.0) == block_of(b.0))
@@ -1351,7 +1749,7 @@ where
     let Some(n) = t.as_mut().and_then(super::unique_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
         let before = size(t) as i64;
-        let (nt, arcs) = update_rec(t, items, f, warmed || !par);
+        let (nt, arcs) = update_rec(t, items, f, warmed || !par, None);
         *t = nt;
         return Delta {
             arcs,
