@@ -9,9 +9,11 @@ pub trait Weight: Copy + Send + Sync + Default + PartialEq + PartialOrd + Debug 
     /// A short name (`"none"`, `"i32"`, `"f64"`), used in file headers and messages.
     const NAME: &'static str;
     /// Whether none of this type's methods can panic (`true` for the crate's own weights). A
-    /// store may then run them where a panic could not unwind safely: the C-tree versioned
-    /// store copies lending only for such weights (a panic inside would have to abort), and
-    /// a weight of another crate keeps the counted copy, from which a panic unwinds.
+    /// store may then run them where a panic could not unwind safely and would abort the
+    /// process instead: the C-tree versioned store copies lending only for such weights, and
+    /// a weight that keeps the default (`false`) gets the counted copy, from which a panic
+    /// unwinds to the caller. Claiming it for a weight that panics is not unsafe, but turns
+    /// the panic into an abort.
     const CANNOT_PANIC: bool = false;
     /// The type of path lengths (sums of weights).
     type Dist: DistValue;

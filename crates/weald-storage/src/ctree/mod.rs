@@ -255,7 +255,9 @@
 //! written, and no subtree is walked), and one that something still holds (a snapshot, a
 //! clone, a branch made from it) keeps it, which is then counted. So the counts are right
 //! again before anything can trust them: the old version is held until the settling, the
-//! new one is not updated before it, and a panic while making it aborts. This is the
+//! new one is not updated before it, and a panic while making it aborts where it starts (the
+//! per-vertex update runs under an abort guard; lending is used only for weights that cannot
+//! panic, `Weight::CANNOT_PANIC`, so a foreign weight's panic unwinds from a counted copy). This is the
 //! count-free reclamation the paragraphs above ask for, confined to the one place where
 //! versions form a line, and without changing what a `CTreeGraph` is.
 //!

@@ -597,8 +597,10 @@ where
         let cur =
             old.and_then(|(b, _)| (b.present >> i & 1 == 1).then(|| b.get(i).unwrap_or(&empty)));
         let t = if lending {
-            // A panic unwinding from here would drop the lent trees in `slots` (and, above,
-            // the lent links of the nodes being made) as if they were counted.
+            // A panic unwinding from here would drop the lent trees in `slots` and, in the
+            // frames above (on this thread, or on another that stole part of the batch), the
+            // lent links of the nodes being made, as if they were counted: it aborts here,
+            // before any frame unwinds.
             abort_on_unwind(|| f(*v, cur.map(Cur::Shared), it))
         } else {
             f(*v, cur.map(Cur::Shared), it)
@@ -796,10 +798,13 @@ where
             0,
         );
     }
+    let lending = lend.is_some();
     let Some(n) = t else {
+        // (Lending, new blocks hold nothing lent, but the callers' frames do: `f` still runs
+        // under `update_block`'s abort guard.)
         let one = |g: &[(Vertex, I)]| {
             let key = block_of(g[0].0);
-            update_block(key, None, g, f, false).map(|b| (key, Some(b)))
+            update_block(key, None, g, f, lending).map(|b| (key, Some(b)))
         };
         let groups = items.chunk_by(|a, b| block_of(a.0) == block_of(b.0));
         let mut built: Vec<Built<W>> = if items.len() >= PAR_ITEMS {
@@ -816,7 +821,6 @@ where
         return (build(&mut built), d);
     };
     let par = items.len() >= PAR_ITEMS;
-    let lending = lend.is_some();
     if !par && !warmed {
         warm(t, items, if lending { Warm::Lend } else { Warm::Copy });
     }
@@ -908,8 +912,9 @@ where
 
 /// `f()`, aborting the process if it unwinds: used where an unwinding panic would drop lent
 /// references (see [`Lending`]) as if they were counted, freeing what an older version still
-/// reads. (Such a panic is a bug: a lending update runs only the weights' methods of weights
-/// that cannot panic, `Weight::CANNOT_PANIC`.)
+/// reads. (`CTreeGraph::apply_lending` lends only for weights whose methods cannot panic,
+/// `Weight::CANNOT_PANIC`, so that a foreign weight's panic still unwinds, from a counted
+/// copy; one that claims it and panics aborts the process.)
 #[inline(always)]
 fn abort_on_unwind<T>(f: impl FnOnce() -> T) -> T {
     struct Abort;
@@ -973,8 +978,10 @@ unsafe impl<W: Weight> Sync for Lent<W> {}
 ///   `Lending` lives in the new tree ([`VTree`]'s first field, so it settles, by counting,
 ///   before the tree's nodes are dropped), a second update of the tree settles it first, and
 ///   a caller that takes it out ([`VTree::take_lending`]) settles it while the tree lives;
-/// * a panic while the new tree is being made would drop lent references: it aborts
-///   ([`abort_on_unwind`]).
+/// * a panic while the new tree is being made would drop lent references: the per-vertex
+///   update `f` (the only code run that is not the tree's own) aborts where it panics,
+///   before any frame unwinds, and the whole copy runs under a second guard for the tree's
+///   own bugs ([`abort_on_unwind`]).
 ///
 /// Readers of either version only read, and anything that clones a reference adds a count of
 /// its own, so they are unaffected; a clone of the new tree shares its root, whose nodes the
@@ -1457,7 +1464,11 @@ impl<W: Weight> VTree<W> {
                 // One path copy from the root, lending what it shares with `l.old` (the
                 // root itself is shared, so nothing is updated in place).
                 l.used = true;
-                let (nt, d) = update_rec(&self.root, items, f, false, Some(&mut l.entries));
+                // `f` aborts where it panics (`update_block`); anything else that panicked
+                // in the copy would be a bug of the tree's own, and aborts at the latest here.
+                let (nt, d) = abort_on_unwind(|| {
+                    update_rec(&self.root, items, f, false, Some(&mut l.entries))
+                });
                 self.lending = Some(l);
                 self.root = nt;
                 self.index.invalidate();
