@@ -69,18 +69,10 @@ impl MemoryReport {
 
 /// What a lending update ([`CTreeGraph::apply_lending`]) owes the graph it copied, per
 /// vertex tree: settled by [`settle`](Self::settle), or counted when dropped.
+#[derive(Default)]
 pub(crate) struct Lent<W: Weight> {
     out: Option<Box<Lending<W>>>,
     inn: Option<Box<Lending<W>>>,
-}
-
-impl<W: Weight> Default for Lent<W> {
-    fn default() -> Self {
-        Lent {
-            out: None,
-            inn: None,
-        }
-    }
 }
 
 impl<W: Weight> Lent<W> {
@@ -921,7 +913,10 @@ impl<W: Weight> CTreeGraph<W> {
         let mut g = CTreeGraph {
             out: self.out.lending_clone(),
             inn: self.inn.as_ref().map(VTree::lending_clone),
-            ..self.clone()
+            directed: self.directed,
+            heads: self.heads,
+            b: self.b,
+            n: self.n,
         };
         let r = if ins {
             g.insert_edges_mut(&batch.insert_edges, rule)

@@ -580,13 +580,9 @@ where
         // give their arcs back.
         for (i, t) in b.iter() {
             if touched >> i & 1 == 0 {
-                // SAFETY (lending): the bitwise copy is recorded as lent from `b` by the
-                // caller's entry (`Lent::slots`), and settled by `Lending`.
-                slots.trees[i] = Some(if lending {
-                    unsafe { std::ptr::read(t) }
-                } else {
-                    t.clone()
-                });
+                // SAFETY: the caller's entry records the untouched trees as lent from `b`
+                // (`CopiedNode::slots`).
+                slots.trees[i] = Some(unsafe { share(t, lending) });
             } else {
                 slots.own -= t.len() as u64;
             }
@@ -701,9 +697,10 @@ enum Warm {
 /// Walk the search paths of `items` in lock step, a group at a time, prefetching each next
 /// node, then the trees of the blocks found: the cache misses of up to `GROUP` paths overlap
 /// instead of following one another. The sequential multi-update that follows then finds its
-/// nodes in cache. Copying a block clones all its trees, so all are prefetched; with
-/// `in_place`, a block whose path and array nothing else holds (it will be edited in place)
-/// has only the items' own trees prefetched. (Groups of 32, so that a batch of 10 edges walks
+/// nodes in cache. Copying a block clones all its trees, so all are prefetched; in place
+/// ([`Warm::InPlace`]), a block whose path and array nothing else holds (it will be edited in
+/// place) has only the items' own trees prefetched, and a lending copy ([`Warm::Lend`]) loads
+/// the path, the block's array and the items' own trees. (Groups of 32, so that a batch of 10 edges walks
 /// its 20 paths in one group instead of two, measured even: versioned batches of 10 and 1000,
 /// 1 thread, three interleaved rounds, −2.6 to +4 %, 2026-11-30.)
 fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
@@ -773,32 +770,25 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
 
 /// The path-copying multi-update (see [`VTree::multi_update_mut`]): the new tree and the change in
 /// its arcs. With `lend` (see [`Lending`]), what the new tree shares with `t` is copied
-/// bitwise instead of cloned, and each copied node of `t` appends its [`Lent`] entry to it,
+/// bitwise instead of cloned, and each copied node of `t` appends its [`CopiedNode`] entry to it,
 /// in pre-order.
 fn update_rec<W, I, F>(
     t: &VLink<W>,
     items: &[(Vertex, I)],
     f: &F,
     warmed: bool,
-    mut lend: Option<&mut Vec<Lent<W>>>,
+    mut lend: Option<&mut Vec<CopiedNode<W>>>,
 ) -> (VLink<W>, i64)
 where
     W: Weight,
     I: Sync,
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>> + Sync,
 {
-    if items.is_empty() {
-        // SAFETY (lending): the parent's entry records this link as lent.
-        return (
-            if lend.is_some() {
-                unsafe { std::ptr::read(t) }
-            } else {
-                t.clone()
-            },
-            0,
-        );
-    }
     let lending = lend.is_some();
+    if items.is_empty() {
+        // SAFETY: the parent's entry records a side without items as lent.
+        return (unsafe { share(t, lending) }, 0);
+    }
     let Some(n) = t else {
         // (Lending, new blocks hold nothing lent, but the callers' frames do: `f` still runs
         // under `update_block`'s abort guard.)
@@ -835,7 +825,7 @@ where
         for (v, _) in &items[i..j] {
             touched |= 1 << (v - n.base());
         }
-        es.push(Lent {
+        es.push(CopiedNode {
             node: Arc::as_ptr(n),
             below_left: 0,
             slots: if i < j {
@@ -849,8 +839,9 @@ where
         });
         es.len() - 1
     });
-    let go_left = |l: Option<&mut Vec<Lent<W>>>| update_rec(&n.left, &items[..i], f, !par, l);
-    let go_right = |l: Option<&mut Vec<Lent<W>>>| update_rec(&n.right, &items[j..], f, !par, l);
+    let go_left = |l: Option<&mut Vec<CopiedNode<W>>>| update_rec(&n.left, &items[..i], f, !par, l);
+    let go_right =
+        |l: Option<&mut Vec<CopiedNode<W>>>| update_rec(&n.right, &items[j..], f, !par, l);
     let ((l, dl), (r, dr)) = if par {
         // Each side collects its entries apart; the left's go first (pre-order).
         let (mut lv, mut rv) = (Vec::new(), Vec::new());
@@ -862,33 +853,24 @@ where
             es.append(&mut rv);
         }
         out
-    } else if i > 0 && j == items.len() {
-        // The untouched side is cloned before the recursion makes new nodes (as the left one
-        // is in the other branch): the locked increment of its count then waits for none of
-        // their pending stores. Measured in one process, rounds alternating with the reverse
-        // order: batches of 1, 10 and 100 edges insert 2–3 % faster, 1000 and 1e5 ~1 %.
-        let r = go_right(lend.as_deref_mut());
-        let before = lend.as_deref().map_or(0, Vec::len);
-        let l = go_left(lend.as_deref_mut());
-        if let (Some(es), Some(at)) = (lend.as_deref_mut(), at) {
-            es[at].below_left = (es.len() - before) as u32;
-        }
-        (l, r)
     } else {
+        // An untouched right side is cloned before the recursion makes new nodes (as the
+        // left one is, being first): the locked increment of its count then waits for none of
+        // their pending stores. Measured in one process, rounds alternating with the reverse
+        // order: batches of 1, 10 and 100 edges insert 2–3 % faster, 1000 and 1e5 ~1 %. (A
+        // side without items makes no entries, so the order of entries stays the same.)
+        let early = (i > 0 && j == items.len()).then(|| go_right(lend.as_deref_mut()));
         let before = lend.as_deref().map_or(0, Vec::len);
         let l = go_left(lend.as_deref_mut());
         if let (Some(es), Some(at)) = (lend.as_deref_mut(), at) {
             es[at].below_left = (es.len() - before) as u32;
         }
-        (l, go_right(lend.as_deref_mut()))
+        let r = early.unwrap_or_else(|| go_right(lend.as_deref_mut()));
+        (l, r)
     };
     if i == j {
-        // SAFETY (lending): the entry records the array as lent.
-        let block = if lending {
-            unsafe { std::ptr::read(&n.block) }
-        } else {
-            n.block.clone()
-        };
+        // SAFETY: the entry records the array of a block without items as lent.
+        let block = unsafe { share(&n.block, lending) };
         return (Some(join3(l, n.key, block, n.own, r)), dl + dr);
     }
     let d = dl + dr - n.own as i64;
@@ -929,6 +911,22 @@ fn abort_on_unwind<T>(f: impl FnOnce() -> T) -> T {
     t
 }
 
+/// `x` for the tree being made: a clone, or with `lending` a bitwise copy that does not count
+/// (see [`Lending`]).
+///
+/// # Safety
+/// With `lending`, the caller records the copy as lent from where `x` lies (in a
+/// [`CopiedNode`] entry), so that settling either counts it or forgets the original.
+#[inline(always)]
+unsafe fn share<T: Clone>(x: &T, lending: bool) -> T {
+    if lending {
+        // SAFETY: the caller's.
+        unsafe { std::ptr::read(x) }
+    } else {
+        x.clone()
+    }
+}
+
 const LENT_LEFT: u8 = 1;
 const LENT_RIGHT: u8 = 2;
 const LENT_ARRAY: u8 = 4;
@@ -937,25 +935,19 @@ const LENT_ARRAY: u8 = 4;
 /// tree took without a count (its left or right child, its block's array, or, when the block
 /// was updated, the trees of `slots`' ids), and how many entries its left subtree made (the
 /// entries are in pre-order, so that its right subtree's follow them).
-pub(crate) struct Lent<W: Weight> {
+#[derive(Clone, Copy)]
+pub(crate) struct CopiedNode<W: Weight> {
     node: *const VNode<W>,
     below_left: u32,
     slots: Mask,
     flags: u8,
 }
 
-impl<W: Weight> Clone for Lent<W> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<W: Weight> Copy for Lent<W> {}
-
 // SAFETY: the pointer is only compared with the node an entry describes (a check of the
 // walk), never followed.
-unsafe impl<W: Weight> Send for Lent<W> {}
+unsafe impl<W: Weight> Send for CopiedNode<W> {}
 // SAFETY: as for `Send`.
-unsafe impl<W: Weight> Sync for Lent<W> {}
+unsafe impl<W: Weight> Sync for CopiedNode<W> {}
 
 /// Path copying that lends instead of counting. A new version made by path copying shares
 /// every untouched subtree, block array and edge tree with the version it replaces, and
@@ -964,7 +956,7 @@ unsafe impl<W: Weight> Sync for Lent<W> {}
 /// freed at once (a line of versions, as [`super::VersionedGraph`] makes), those writes undo
 /// each other. A lending update ([`VTree::multi_update_mut`] on a tree made by
 /// [`VTree::lending_clone`]) copies those references bitwise instead, the count still
-/// counting only the old node's reference, and records in [`Lent`] entries which references
+/// counting only the old node's reference, and records in [`CopiedNode`] entries which references
 /// it took from which copied node. [`Lending::settle`] then walks the old version's copied
 /// nodes along the entries: a node that nothing else holds is freed without releasing what
 /// it lent (the new version now owns it: no count written, no subtree walked), and a node
@@ -989,7 +981,7 @@ unsafe impl<W: Weight> Sync for Lent<W> {}
 pub(crate) struct Lending<W: Weight> {
     /// A counted clone of the replaced tree's root.
     old: VLink<W>,
-    entries: Vec<Lent<W>>,
+    entries: Vec<CopiedNode<W>>,
     /// Whether an update ran (and `entries` describes the copy).
     used: bool,
 }
@@ -1000,14 +992,26 @@ impl<W: Weight> Lending<W> {
     /// replaced version is released by everyone else, or at any time (whatever is then
     /// still held is counted instead of freed). The tree the update made must be alive.
     pub(crate) fn settle(mut self) {
+        self.finish(true);
+    }
+
+    /// Walk the entries once, if an update made them: freeing what nothing else holds
+    /// ([`reclaim`], with `free`) or only counting what was lent ([`count_lent`]); `old` is
+    /// released either way.
+    fn finish(&mut self, free: bool) {
         let old = self.old.take();
-        if std::mem::replace(&mut self.used, false) {
-            let es = std::mem::take(&mut self.entries);
-            abort_on_unwind(|| {
-                let used = reclaim(old, &es);
-                check_walk(used == es.len());
-            });
+        if !std::mem::replace(&mut self.used, false) {
+            return;
         }
+        let es = std::mem::take(&mut self.entries);
+        abort_on_unwind(|| {
+            let used = if free {
+                reclaim(old, &es)
+            } else {
+                old.as_ref().map_or(0, |n| count_lent(n, &es))
+            };
+            check_walk(used == es.len());
+        });
     }
 }
 
@@ -1015,13 +1019,7 @@ impl<W: Weight> Drop for Lending<W> {
     /// Unsettled entries are counted (the new tree then owns counted references, as after
     /// path copying).
     fn drop(&mut self) {
-        if std::mem::replace(&mut self.used, false) {
-            let (old, es) = (self.old.take(), std::mem::take(&mut self.entries));
-            abort_on_unwind(|| {
-                let used = old.as_ref().map_or(0, |n| count_lent(n, &es));
-                check_walk(used == es.len());
-            });
-        }
+        self.finish(false);
     }
 }
 
@@ -1033,9 +1031,10 @@ fn check_walk(ok: bool) {
     }
 }
 
-/// The positions in `b`'s array of the trees of the ids in `slots`.
-fn lent_slots<W: Weight>(b: &Block<W>, slots: Mask) -> impl Iterator<Item = usize> + '_ {
-    ones(slots & b.nonempty).map(move |i| rank(b.nonempty, i))
+/// The positions, in the array of a block whose ids with trees are `nonempty`, of the trees
+/// of the ids in `slots`.
+fn lent_slots(nonempty: Mask, slots: Mask) -> impl Iterator<Item = usize> {
+    ones(slots & nonempty).map(move |i| rank(nonempty, i))
 }
 
 /// Entries below which a settling walk forks (when on a pool's thread).
@@ -1044,7 +1043,7 @@ const PAR_SETTLE: usize = 256;
 /// Release `link` (a counted reference into the replaced tree, whose copied nodes `es`
 /// describes from its root on), freeing what dies without releasing what it lent. Returns
 /// the entries used.
-fn reclaim<W: Weight>(link: VLink<W>, es: &[Lent<W>]) -> usize {
+fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>]) -> usize {
     let Some(a) = link else { return 0 };
     let Some(e) = es.first().copied() else {
         // Not copied (it was not on a path): an ordinary release.
@@ -1074,23 +1073,21 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[Lent<W>]) -> usize {
                 let mut trees = trees;
                 match super::unique_mut(&mut trees) {
                     Some(ts) => {
-                        for i in ones(e.slots & nonempty) {
+                        for p in lent_slots(nonempty, e.slots) {
                             // SAFETY: the lent tree is the new version's now: overwritten
                             // without being dropped.
-                            unsafe {
-                                std::ptr::write(&mut ts[rank(nonempty, i)], CTree::default())
-                            };
+                            unsafe { std::ptr::write(&mut ts[p], CTree::default()) };
                         }
                     }
                     None => {
-                        for i in ones(e.slots & nonempty) {
-                            std::mem::forget(trees[rank(nonempty, i)].clone());
+                        for p in lent_slots(nonempty, e.slots) {
+                            std::mem::forget(trees[p].clone());
                         }
                     }
                 }
                 drop(trees);
             }
-            let side = |c: VLink<W>, flag: u8, es: &[Lent<W>]| {
+            let side = |c: VLink<W>, flag: u8, es: &[CopiedNode<W>]| {
                 if e.flags & flag != 0 {
                     std::mem::forget(c);
                     0
@@ -1119,7 +1116,7 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[Lent<W>]) -> usize {
 
 /// Count what the copied node `n` (described by `es[0]`) and the copied nodes below it lent.
 /// Returns the entries used.
-fn count_lent<W: Weight>(n: &VNode<W>, es: &[Lent<W>]) -> usize {
+fn count_lent<W: Weight>(n: &VNode<W>, es: &[CopiedNode<W>]) -> usize {
     let Some(e) = es.first().copied() else {
         return 0;
     };
@@ -1128,11 +1125,11 @@ fn count_lent<W: Weight>(n: &VNode<W>, es: &[Lent<W>]) -> usize {
     if e.flags & LENT_ARRAY != 0 {
         std::mem::forget(n.block.trees.clone());
     } else {
-        for p in lent_slots(&n.block, e.slots) {
+        for p in lent_slots(n.block.nonempty, e.slots) {
             std::mem::forget(n.block.trees[p].clone());
         }
     }
-    let side = |c: &VLink<W>, flag: u8, es: &[Lent<W>]| {
+    let side = |c: &VLink<W>, flag: u8, es: &[CopiedNode<W>]| {
         if e.flags & flag != 0 {
             std::mem::forget(c.clone());
             0
