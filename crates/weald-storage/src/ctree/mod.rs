@@ -300,6 +300,28 @@
 //! arrays' `Slots::finish_spare`), which is what remains between these figures and the
 //! upper bound.
 //!
+//! *The settling walk looks ahead* (2026-12-02, AMD EPYC). On batches of 1000 the walk had
+//! grown to 18 % of the samples, nearly all of them on two writes: the compare-exchange on
+//! each copied node's count (60 % of the walk) and the check of its array's count (17 %), a
+//! batch's worth of memory after the copy read them. The entries are in the walk's order and
+//! name their nodes, so each visit starts loading the node 16 entries on (its address only:
+//! that entry may lie in a subtree another thread is settling) and the array count of the
+//! node 8 entries on within its own subtree (alive, its node loaded 8 visits before). The
+//! walk fell to 9 % of the samples. `weald --threads T -q bench updates FILE --batch-sizes
+//! 10,1000,100000[,1000000] --trials 15 / 11 --json`, the binary before (eb99095) and after
+//! alternating, two rounds each, inserted / deleted edges per second, before → after:
+//! * 1 thread: 1e3 2.02e5 / 2.13e5 → 2.39e5 / 2.39e5 and 2.16e5 / 2.31e5 → 2.57e5 / 2.58e5
+//!   (+12–19 %); 1e5 1.04e6 / 1.08e6 → 1.12e6 / 1.17e6 and 1.10e6 / 1.13e6 → 1.17e6 / 1.19e6
+//!   (+5–9 %); batches of 10 even (1.75e5 / 2.34e5 → 1.83e5 / 2.32e5, 1.86e5 / 2.38e5 →
+//!   1.76e5 / 2.29e5);
+//! * 2 threads: 1e3 4.01e5 / 4.31e5 → 5.02e5 / 4.90e5 and 3.95e5 / 4.33e5 → 4.55e5 / 4.80e5
+//!   (+11–25 %); 1e5 +2–11 %; 1e6 5.85e6 / 6.08e6 → 6.06e6 / 6.35e6 and 5.77e6 / 5.88e6 →
+//!   6.03e6 / 6.20e6; batches of 10 3–4 % lower (1.83e5 / 2.44e5 → 1.75e5 / 2.38e5).
+//!
+//! The allocator is now the largest single item of the profile of 1000-edge batches (13 %,
+//! mimalloc popping its free list, whose blocks are the last batch's freed nodes, scattered),
+//! then `join3` (9 %), the walk (9 %) and `warm` (8 %).
+//!
 //! ## In place (what nobody else holds)
 //!
 //! Every update goes through `CTreeGraph::*_mut` (`apply_mut`, `insert_edges_mut`, ...; the

@@ -943,8 +943,9 @@ pub(crate) struct CopiedNode<W: Weight> {
     flags: u8,
 }
 
-// SAFETY: the pointer is only compared with the node an entry describes (a check of the
-// walk), never followed.
+// SAFETY: the pointer is compared with the node an entry describes (a check of the walk)
+// and prefetched; it is followed only by the settling walk that holds the node's subtree,
+// to read a field of the immutable node ([`prefetch_settling`]).
 unsafe impl<W: Weight> Send for CopiedNode<W> {}
 // SAFETY: as for `Send`.
 unsafe impl<W: Weight> Sync for CopiedNode<W> {}
@@ -1006,7 +1007,7 @@ impl<W: Weight> Lending<W> {
         let es = std::mem::take(&mut self.entries);
         abort_on_unwind(|| {
             let used = if free {
-                reclaim(old, &es)
+                reclaim(old, &es, &es)
             } else {
                 old.as_ref().map_or(0, |n| count_lent(n, &es))
             };
@@ -1043,7 +1044,7 @@ const PAR_SETTLE: usize = 256;
 /// Release `link` (a counted reference into the replaced tree, whose copied nodes `es`
 /// describes from its root on), freeing what dies without releasing what it lent. Returns
 /// the entries used.
-fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>]) -> usize {
+fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) -> usize {
     let Some(a) = link else { return 0 };
     let Some(e) = es.first().copied() else {
         // Not copied (it was not on a path): an ordinary release.
@@ -1051,7 +1052,9 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>]) -> usize {
         return 0;
     };
     check_walk(std::ptr::eq(e.node, Arc::as_ptr(&a)));
+    prefetch_settling(es, ahead);
     let (les, res) = es[1..].split_at((e.below_left as usize).min(es.len() - 1));
+    let (lahead, rahead) = (&ahead[1..], &ahead[1 + les.len()..]);
     match Arc::try_unwrap(a) {
         Ok(node) => {
             let node = std::mem::ManuallyDrop::new(node);
@@ -1087,21 +1090,24 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>]) -> usize {
                 }
                 drop(trees);
             }
-            let side = |c: VLink<W>, flag: u8, es: &[CopiedNode<W>]| {
+            let side = |c: VLink<W>, flag: u8, es: &[CopiedNode<W>], ahead| {
                 if e.flags & flag != 0 {
                     std::mem::forget(c);
                     0
                 } else {
-                    reclaim(c, es)
+                    reclaim(c, es, ahead)
                 }
             };
             let (nl, nr) = if es.len() >= PAR_SETTLE && may_fork() {
                 rayon::join(
-                    || side(left, LENT_LEFT, les),
-                    || side(right, LENT_RIGHT, res),
+                    || side(left, LENT_LEFT, les, lahead),
+                    || side(right, LENT_RIGHT, res, rahead),
                 )
             } else {
-                (side(left, LENT_LEFT, les), side(right, LENT_RIGHT, res))
+                (
+                    side(left, LENT_LEFT, les, lahead),
+                    side(right, LENT_RIGHT, res, rahead),
+                )
             };
             1 + nl + nr
         }
@@ -1110,6 +1116,32 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>]) -> usize {
             let used = count_lent(&a, es);
             drop(a);
             used
+        }
+    }
+}
+
+/// Entries ahead of the one being settled whose node a settling walk starts loading: the
+/// walk visits the entries in order, and each visit writes the node's count (`try_unwrap`),
+/// a miss when the copy that read the node is a batch's worth of memory ago.
+const SETTLE_AHEAD: usize = 8;
+
+/// Start loading what [`reclaim`] will touch a few entries on: the count and fields of the node
+/// of `ahead[2 * SETTLE_AHEAD]` (only its address is used: `ahead`, the entries from the one
+/// being settled on, reaches past this subtree, whose nodes another thread may be freeing),
+/// and the count of the block array of `es[SETTLE_AHEAD]`'s node (in this subtree, so alive
+/// and not yet settled; its node was asked for `SETTLE_AHEAD` visits ago).
+#[inline(always)]
+fn prefetch_settling<W: Weight>(es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) {
+    if let Some(f) = ahead.get(2 * SETTLE_AHEAD) {
+        let p = (f.node as *const u8).wrapping_sub(16);
+        prefetch(p);
+        prefetch(p.wrapping_add(64));
+    }
+    if let Some(f) = es.get(SETTLE_AHEAD) {
+        if f.flags & LENT_ARRAY == 0 {
+            // SAFETY: the node is in the subtree being settled, below the node whose
+            // reference this walk holds, and not yet visited: alive and unchanged.
+            unsafe { (*f.node).block.prefetch_count() };
         }
     }
 }
