@@ -301,8 +301,8 @@
 //! upper bound.
 //!
 //! *The settling walk looks ahead* (2026-12-02, AMD EPYC). On batches of 1000 the walk had
-//! grown to 18 % of the samples, nearly all of them on two writes: the compare-exchange on
-//! each copied node's count (60 % of the walk) and the check of its array's count (17 %), a
+//! grown to 18 % of the samples, nearly all of them on two misses: the compare-exchange on
+//! each copied node's count (60 % of the walk) and the read of its array's count (17 %), a
 //! batch's worth of memory after the copy read them. The entries are in the walk's order and
 //! name their nodes, so each visit starts loading the node 16 entries on (its address only:
 //! that entry may lie in a subtree another thread is settling) and the array count of the
@@ -315,8 +315,10 @@
 //!   (+5–9 %); batches of 10 even (1.75e5 / 2.34e5 → 1.83e5 / 2.32e5, 1.86e5 / 2.38e5 →
 //!   1.76e5 / 2.29e5);
 //! * 2 threads: 1e3 4.01e5 / 4.31e5 → 5.02e5 / 4.90e5 and 3.95e5 / 4.33e5 → 4.55e5 / 4.80e5
-//!   (+11–25 %); 1e5 +2–11 %; 1e6 5.85e6 / 6.08e6 → 6.06e6 / 6.35e6 and 5.77e6 / 5.88e6 →
-//!   6.03e6 / 6.20e6; batches of 10 3–4 % lower (1.83e5 / 2.44e5 → 1.75e5 / 2.38e5).
+//!   (+11–25 %); 1e5 2.19e6 / 2.26e6 → 2.29e6 / 2.31e6 and 1.95e6 / 1.99e6 → 2.16e6 /
+//!   2.21e6 (+2–11 %); 1e6 5.85e6 / 6.08e6 → 6.06e6 / 6.35e6 and 5.77e6 / 5.88e6 → 6.03e6 /
+//!   6.20e6; batches of 10 2–4 % lower (1.83e5 / 2.44e5 → 1.75e5 / 2.38e5 and 1.79e5 /
+//!   2.28e5 → 1.73e5 / 2.21e5).
 //!
 //! The allocator is now the largest single item of the profile of 1000-edge batches (13 %,
 //! mimalloc popping its free list, whose blocks are the last batch's freed nodes, scattered),

@@ -944,8 +944,8 @@ pub(crate) struct CopiedNode<W: Weight> {
 }
 
 // SAFETY: the pointer is compared with the node an entry describes (a check of the walk)
-// and prefetched; it is followed only by the settling walk that holds the node's subtree,
-// to read a field of the immutable node ([`prefetch_settling`]).
+// and prefetched; it is followed only by the settling walk that holds a counted reference
+// to an ancestor of the node, to read a field of the immutable node ([`prefetch_settling`]).
 unsafe impl<W: Weight> Send for CopiedNode<W> {}
 // SAFETY: as for `Send`.
 unsafe impl<W: Weight> Sync for CopiedNode<W> {}
@@ -1120,16 +1120,18 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<
     }
 }
 
-/// Entries ahead of the one being settled whose node a settling walk starts loading: the
-/// walk visits the entries in order, and each visit writes the node's count (`try_unwrap`),
-/// a miss when the copy that read the node is a batch's worth of memory ago.
+/// How far ahead of the entry being settled a settling walk loads: the array count of the
+/// node `SETTLE_AHEAD` entries on, and the node itself `2 * SETTLE_AHEAD` entries on. The walk
+/// visits the entries in order, and each visit writes the node's count (`try_unwrap`) and
+/// reads its array's, misses when the copy that read them is a batch's worth of memory ago.
 const SETTLE_AHEAD: usize = 8;
 
 /// Start loading what [`reclaim`] will touch a few entries on: the count and fields of the node
 /// of `ahead[2 * SETTLE_AHEAD]` (only its address is used: `ahead`, the entries from the one
-/// being settled on, reaches past this subtree, whose nodes another thread may be freeing),
-/// and the count of the block array of `es[SETTLE_AHEAD]`'s node (in this subtree, so alive
-/// and not yet settled; its node was asked for `SETTLE_AHEAD` visits ago).
+/// being settled on, reaches past this subtree into nodes that another thread may be
+/// freeing), and the count of the block array of `es[SETTLE_AHEAD]`'s node (in this subtree,
+/// so alive and not yet settled; in a sequential walk its node was asked for `SETTLE_AHEAD`
+/// visits ago, while at the root and at the start of a forked half it was not).
 #[inline(always)]
 fn prefetch_settling<W: Weight>(es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) {
     if let Some(f) = ahead.get(2 * SETTLE_AHEAD) {
@@ -1139,8 +1141,11 @@ fn prefetch_settling<W: Weight>(es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) {
     }
     if let Some(f) = es.get(SETTLE_AHEAD) {
         if f.flags & LENT_ARRAY == 0 {
-            // SAFETY: the node is in the subtree being settled, below the node whose
-            // reference this walk holds, and not yet visited: alive and unchanged.
+            // SAFETY: by the entries' layout (pre-order, `below_left`, which `check_walk`
+            // checks only when the walk reaches the entry), the node is in the subtree being
+            // settled, below the node whose counted reference this walk holds, and not yet
+            // visited: alive and unchanged (copied nodes are immutable; no other walk
+            // settles this subtree).
             unsafe { (*f.node).block.prefetch_count() };
         }
     }
