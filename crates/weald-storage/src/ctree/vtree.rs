@@ -169,7 +169,7 @@ impl<W: Weight> Block<W> {
     /// in-place edit checks.
     #[inline]
     fn prefetch_count(&self) {
-        prefetch((Arc::as_ptr(&self.trees) as *const u8).wrapping_sub(16));
+        prefetch(arc_counts(Arc::as_ptr(&self.trees)));
     }
 
     /// Start loading the whole array (its count and every tree), which a lending copy of the
@@ -177,7 +177,7 @@ impl<W: Weight> Block<W> {
     #[inline]
     fn prefetch_array(&self) {
         let a = Arc::as_ptr(&self.trees) as *const u8;
-        prefetch(a.wrapping_sub(16));
+        prefetch(arc_counts(a));
         let bytes = self.nonempty.count_ones() as usize * std::mem::size_of::<CTree<W>>();
         for off in (0..bytes).step_by(64) {
             prefetch(a.wrapping_add(off));
@@ -671,6 +671,14 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
     (build(&mut blocks), arcs)
 }
 
+/// Where the `Arc` whose data starts at `p` keeps its counts: the two words before the data
+/// (std's `ArcInner`, strong then weak, for data aligned to at most 8 bytes, as the nodes and
+/// arrays here are). A prefetch target, never read through.
+#[inline(always)]
+fn arc_counts<T: ?Sized>(p: *const T) -> *const u8 {
+    (p as *const u8).wrapping_sub(16)
+}
+
 /// Prefetch what path copying node `n` touches besides the child it descends into: the other
 /// child and the block's array (copying the node writes their counts).
 #[inline(always)]
@@ -678,9 +686,9 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
     for c in [&n.left, &n.right].into_iter().flatten() {
         prefetch(Arc::as_ptr(c));
     }
-    let a = Arc::as_ptr(&n.block.trees) as *const u8;
-    prefetch(a.wrapping_sub(16));
-    prefetch(a);
+    let a = Arc::as_ptr(&n.block.trees);
+    prefetch(arc_counts(a));
+    prefetch(a as *const u8);
 }
 
 /// What [`warm`] loads for: a path copy (the other child and every tree of a found block,
@@ -1135,7 +1143,7 @@ const SETTLE_AHEAD: usize = 8;
 #[inline(always)]
 fn prefetch_settling<W: Weight>(es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) {
     if let Some(f) = ahead.get(2 * SETTLE_AHEAD) {
-        let p = (f.node as *const u8).wrapping_sub(16);
+        let p = arc_counts(f.node);
         prefetch(p);
         prefetch(p.wrapping_add(64));
     }
