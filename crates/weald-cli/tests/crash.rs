@@ -115,6 +115,19 @@ enum Trigger {
     Event(&'static str, usize),
 }
 
+/// The event line `weald stream --events` prints as a checkpoint is started.
+const CHECKPOINT_STARTED: &str = "event: checkpoint started";
+
+/// Whether the data directory `dir` holds a checkpoint's temporary file (one being written).
+fn has_checkpoint_tmp(dir: &Path) -> bool {
+    fs::read_dir(dir.join("checkpoints"))
+        .map(|rd| {
+            rd.flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        })
+        .unwrap_or(false)
+}
+
 #[test]
 fn sigkill_at_random_points_loses_nothing_acknowledged() {
     let t = tempfile::tempdir().unwrap();
@@ -137,7 +150,7 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         runs += 1;
         let trig = match i % 3 {
             0 => Trigger::After(Duration::from_millis(30 + rng.next() % 600)),
-            1 => Trigger::Event("event: checkpoint started", 1 + (i / 3) % 3),
+            1 => Trigger::Event(CHECKPOINT_STARTED, 1 + (i / 3) % 3),
             _ => Trigger::Event("event: segment rotated", 1 + (i / 3) % 4),
         };
         let dir = t.path().join(format!("d{i}"));
@@ -192,6 +205,18 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
                         _ => {}
                     }
                 }
+                if what == CHECKPOINT_STARTED && seen == k {
+                    // The writer announces a checkpoint as it hands it to the checkpoint
+                    // thread, before that thread creates the temporary file: wait for the
+                    // file (which the test pause keeps for 100 ms), so that the kill lands
+                    // while the checkpoint is being written rather than just before.
+                    while !has_checkpoint_tmp(&dir)
+                        && start.elapsed() < Duration::from_secs(30)
+                        && child.try_wait().unwrap().is_none()
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
             }
         }
         if child.try_wait().unwrap().is_none() {
@@ -201,13 +226,7 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         }
         child.kill().unwrap();
         child.wait().unwrap();
-        if fs::read_dir(dir.join("checkpoints"))
-            .map(|rd| {
-                rd.flatten()
-                    .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-            })
-            .unwrap_or(false)
-        {
+        if has_checkpoint_tmp(&dir) {
             tmp_left += 1;
         }
         let acked: u64 = fs::read_to_string(&acks)
@@ -272,7 +291,8 @@ fn sigkill_at_random_points_loses_nothing_acknowledged() {
         mid_stream >= MID_STREAM,
         "only {mid_stream} of {runs} kills landed mid-stream (finished first: {finished_first:?})"
     );
-    // Kills right after a checkpoint started land while its temporary file exists.
+    // Kills of the 'checkpoint started' runs wait for the temporary file, so they land while
+    // it exists (unless the run finished first), and recovery ran beside it.
     assert!(
         tmp_left >= 4,
         "only {tmp_left} kills landed during checkpoint writing"
