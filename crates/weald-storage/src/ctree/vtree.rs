@@ -393,6 +393,40 @@ fn join3<W: Weight>(
     mk(l, key, block, own, r)
 }
 
+/// `join3(l, n.key, block, own, r)` for `l` and `r` made from `n`'s children by a path copy.
+/// Where each side's root is the old child itself or a node of its key (a side without items,
+/// or one whose blocks changed but not its top), the treap order holds as it did under `n`,
+/// and the node is made without reading the children: the root of an untouched side is a
+/// line nothing else on the path loads (its key and size are all `join3` and [`mk`] would read
+/// of it), a miss at each of the lower levels of every path.
+#[inline]
+fn rejoin<W: Weight>(
+    l: VLink<W>,
+    n: &VNode<W>,
+    block: Block<W>,
+    own: u64,
+    r: VLink<W>,
+) -> Arc<VNode<W>> {
+    // The change in the side's node count, if its root is the old one or has its key.
+    let kept = |new: &VLink<W>, old: &VLink<W>| match (new, old) {
+        (None, None) => Some(0),
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => Some(0),
+        (Some(a), Some(b)) if a.key == b.key => Some(a.size as i64 - b.size as i64),
+        _ => None,
+    };
+    match (kept(&l, &n.left), kept(&r, &n.right)) {
+        (Some(dl), Some(dr)) => Arc::new(VNode {
+            left: l,
+            right: r,
+            own,
+            key: n.key,
+            size: (n.size as i64 + dl + dr) as u32,
+            block,
+        }),
+        _ => join3(l, n.key, block, own, r),
+    }
+}
+
 fn join2<W: Weight>(l: VLink<W>, r: VLink<W>) -> VLink<W> {
     match (l, r) {
         (None, r) => r,
@@ -879,11 +913,11 @@ where
     if i == j {
         // SAFETY: the entry records the array of a block without items as lent.
         let block = unsafe { share(&n.block, lending) };
-        return (Some(join3(l, n.key, block, n.own, r)), dl + dr);
+        return (Some(rejoin(l, n, block, n.own, r)), dl + dr);
     }
     let d = dl + dr - n.own as i64;
     match update_block(n.key, Some((&n.block, n.own)), &items[i..j], f, lending) {
-        Some((b, own)) => (Some(join3(l, n.key, b, own, r)), d + own as i64),
+        Some((b, own)) => (Some(rejoin(l, n, b, own, r)), d + own as i64),
         None => {
             // The block is gone and its children are joined, which may drop one of them:
             // a lent side is made counted first (and no longer recorded as lent).
