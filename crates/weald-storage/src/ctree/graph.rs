@@ -45,8 +45,8 @@ impl Default for CTreeOptions {
 /// the `Arc` sharing with other versions are not counted).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryReport {
-    /// Vertex-tree nodes and their blocks' tree arrays (each with its 16 bytes of `Arc`
-    /// counts; a present vertex with edges holds a 16-byte tree handle, whose chunk bytes are
+    /// Vertex-tree nodes and their blocks' tree arrays (with their counts: 8 bytes per node,
+    /// 16 per array; a present vertex with edges holds a 16-byte tree handle, whose chunk bytes are
     /// in `chunk_bytes`).
     pub vertex_tree: usize,
     /// Edge-tree nodes (heads), including `Arc` counts.

@@ -736,8 +736,8 @@
 //!
 //! ## Memory
 //!
-//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + 16 bytes
-//! of `Arc` counts) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
+//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its 8-byte
+//! count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
 //! with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
 //! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in
 //! bits (a few for clustered neighbours; for random ones about log2(n / degree) plus two or
@@ -748,6 +748,8 @@
 //! them without edges, 31.4 M arcs): **2.80 bytes per arc** = vertex tree 0.51 (16.1 MB) +
 //! chunks 2.08 (65.4 MB; 2.27 with varint gaps) + edge-tree nodes 0.21. A uniform random
 //! graph of 2^20 vertices and 33.6 M arcs: 3.55 bytes per arc (3.90 with varint gaps).
+//! (Since the spare slots and the single node count, RMAT scale 20: 2.76 bytes per arc,
+//! vertex tree 16.6 MB, chunks 63.4 MB, edge-tree nodes 6.5 MB.)
 //! With one 64-byte node per vertex (before the blocks) the vertex tree alone took 2.14
 //! bytes per arc (4.61 in all).
 //!
@@ -773,6 +775,7 @@
 //! 63–80 ms vs 72–104 ms before the free; 1e3: 1.9–2.2 ms vs 3.0–3.5 ms before the free).
 
 mod chunk;
+mod counted;
 mod flat;
 mod graph;
 mod set;
@@ -815,7 +818,6 @@ pub(crate) use crate::prefetch;
 /// of which the crate never makes a `Weak` (no `Arc::downgrade` of them anywhere; the types
 /// are crate-private). [`unique_mut`] takes only these.
 pub(crate) trait NoWeak {}
-impl<W: weald_graph::Weight> NoWeak for vtree::VNode<W> {}
 impl<W: weald_graph::Weight> NoWeak for [tree::CTree<W>] {}
 impl<W: weald_graph::Weight> NoWeak for tree::Node<W> {}
 

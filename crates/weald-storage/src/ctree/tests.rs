@@ -1868,7 +1868,8 @@ fn apply_mut_reuses_unshared_nodes_and_copies_shared_ones() {
     let opts = CTreeOptions::default();
     let edges: Vec<(Vertex, Vertex, ())> = (0..1000).map(|v| (v, (v * 7 + 1) % 1000, ())).collect();
     let (mut g, _) = CTreeGraph::<()>::new(opts).insert_edges(&edges, Combine::Min);
-    let root = |g: &CTreeGraph<()>| std::sync::Arc::as_ptr(g.vertex_roots().0.as_ref().unwrap());
+    let root =
+        |g: &CTreeGraph<()>| super::counted::Counted::as_ptr(g.vertex_roots().0.as_ref().unwrap());
     // Nothing else holds `g`: the vertex tree is edited where it is.
     let before = root(&g);
     let r = g.insert_edges_mut(&[(3, 500, ())], Combine::Min);

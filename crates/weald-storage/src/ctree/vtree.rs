@@ -8,9 +8,9 @@
 //! while at least one of its ids is present. Blocks are what the treap orders (by block id;
 //! priorities in [`higher`]: dense ids give a balanced tree), so the tree has `n / K` nodes
 //! instead of `n`: fewer node copies per batch, fewer cold levels per path, and a vertex
-//! costs `16 · (has edges)` bytes plus its share of the block's 88 bytes (node 56, its `Arc`
-//! counts 16, the array's counts 16) — 5.5 bytes when all 16 ids are present — instead of a
-//! 64-byte node.
+//! costs `16 · (has edges)` bytes plus its share of the block's 80 bytes (node 56, its count
+//! 8 ([`Counted`]: one 64-byte line), the array's `Arc` counts 16) — 5 bytes when all 16 ids
+//! are present — instead of a 64-byte node.
 //!
 //! Updating a vertex of a shared block copies the block's array (cloning the other trees of
 //! the block, which writes their counts; the walk prefetches them) and the search path of
@@ -19,6 +19,7 @@
 //! ([`VTree::multi_update_mut`]), reaching the blocks through a [`BlockIndex`] when the whole
 //! tree is held by nothing else.
 
+use super::counted::Counted;
 use super::tree::CTree;
 use super::{fmix32, prefetch, SEED_PRIO};
 use rayon::prelude::*;
@@ -112,7 +113,7 @@ pub(crate) fn block_of(v: Vertex) -> u32 {
     v >> LOG_K
 }
 
-pub(crate) type VLink<W> = Option<Arc<VNode<W>>>;
+pub(crate) type VLink<W> = Option<Counted<VNode<W>>>;
 
 /// The ids of one block and their edge trees.
 pub(crate) struct Block<W: Weight> {
@@ -232,9 +233,13 @@ pub(crate) struct VNode<W: Weight> {
     size: u32,
 }
 
-// The size the module's docs (and `ctree/mod.rs`, "Memory") give.
+// The size the module's docs (and `ctree/mod.rs`, "Memory") give: with its count
+// ([`Counted`]), a node is 64 bytes.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
+
+/// Bytes of a node's allocation: the node and its count.
+const NODE_BYTES: usize = std::mem::size_of::<VNode<()>>() + 8;
 
 /// Subtrees of at least this many nodes that a dropped node owns alone are freed in parallel.
 const PAR_DROP_NODES: u32 = 128;
@@ -287,7 +292,7 @@ impl<W: Weight> Drop for VNode<W> {
         prefetch_node(self);
         let alone = |c: &VLink<W>| {
             c.as_ref()
-                .is_some_and(|a| a.size >= PAR_DROP_NODES && Arc::strong_count(a) == 1)
+                .is_some_and(|a| a.size >= PAR_DROP_NODES && Counted::count(a) == 1)
         };
         if alone(&self.left) && alone(&self.right) && may_fork() {
             let (l, r) = (self.left.take(), self.right.take());
@@ -333,10 +338,10 @@ impl<W: Weight> VNode<W> {
         }
     }
 
-    /// Bytes this node holds: the node and its tree array, each with 16 bytes of `Arc`
-    /// counts (the trees' own nodes and chunks are not included).
+    /// Bytes this node holds: the node with its count ([`Counted`]: 8 bytes) and its tree
+    /// array with its `Arc` counts (16) (the trees' own nodes and chunks are not included).
     pub(crate) fn bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + 16 + 16 + std::mem::size_of_val(&*self.block.trees)
+        NODE_BYTES + 16 + std::mem::size_of_val(&*self.block.trees)
     }
 }
 
@@ -353,9 +358,9 @@ fn mk<W: Weight>(
     block: Block<W>,
     own: u64,
     right: VLink<W>,
-) -> Arc<VNode<W>> {
+) -> Counted<VNode<W>> {
     let size = size(&left) + size(&right) + 1;
-    Arc::new(VNode {
+    Counted::new(VNode {
         left,
         right,
         own,
@@ -367,7 +372,7 @@ fn mk<W: Weight>(
 
 /// A node like `n` with other children.
 #[inline]
-fn remake<W: Weight>(left: VLink<W>, n: &VNode<W>, right: VLink<W>) -> Arc<VNode<W>> {
+fn remake<W: Weight>(left: VLink<W>, n: &VNode<W>, right: VLink<W>) -> Counted<VNode<W>> {
     mk(left, n.key, n.block.clone(), n.own, right)
 }
 
@@ -377,7 +382,7 @@ fn join3<W: Weight>(
     block: Block<W>,
     own: u64,
     r: VLink<W>,
-) -> Arc<VNode<W>> {
+) -> Counted<VNode<W>> {
     let l_top = l.as_ref().is_some_and(|ln| {
         higher(ln.key, key) && r.as_ref().is_none_or(|rn| higher(ln.key, rn.key))
     });
@@ -406,16 +411,16 @@ fn rejoin<W: Weight>(
     block: Block<W>,
     own: u64,
     r: VLink<W>,
-) -> Arc<VNode<W>> {
+) -> Counted<VNode<W>> {
     // The change in the side's node count, if its root is the old one or has its key.
     let kept = |new: &VLink<W>, old: &VLink<W>| match (new, old) {
         (None, None) => Some(0),
-        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => Some(0),
+        (Some(a), Some(b)) if Counted::ptr_eq(a, b) => Some(0),
         (Some(a), Some(b)) if a.key == b.key => Some(a.size as i64 - b.size as i64),
         _ => None,
     };
     match (kept(&l, &n.left), kept(&r, &n.right)) {
-        (Some(dl), Some(dr)) => Arc::new(VNode {
+        (Some(dl), Some(dr)) => Counted::new(VNode {
             left: l,
             right: r,
             own,
@@ -706,8 +711,8 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
 }
 
 /// Where the `Arc` whose data starts at `p` keeps its counts: the two words before the data
-/// (std's `ArcInner`, strong then weak, for data aligned to at most 8 bytes, as the nodes and
-/// arrays here are). A prefetch target, never read through.
+/// (std's `ArcInner`, strong then weak, for data aligned to at most 8 bytes, as the block
+/// arrays are). A prefetch target, never read through.
 #[inline(always)]
 fn arc_counts<T: ?Sized>(p: *const T) -> *const u8 {
     (p as *const u8).wrapping_sub(16)
@@ -718,7 +723,7 @@ fn arc_counts<T: ?Sized>(p: *const T) -> *const u8 {
 #[inline(always)]
 fn prefetch_node<W: Weight>(n: &VNode<W>) {
     for c in [&n.left, &n.right].into_iter().flatten() {
-        prefetch(Arc::as_ptr(c));
+        prefetch(Counted::as_ptr(c));
     }
     let a = Arc::as_ptr(&n.block.trees);
     prefetch(arc_counts(a));
@@ -756,7 +761,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
     // it has only just asked for: the next node's count is read when the lane visits it, a
     // round later, and the found block's array count after all the group's walks.
     for g in items.chunks(GROUP) {
-        let mut cur: [Option<&Arc<VNode<W>>>; GROUP] = [None; GROUP];
+        let mut cur: [Option<&Counted<VNode<W>>>; GROUP] = [None; GROUP];
         let mut found: [Option<&VNode<W>>; GROUP] = [None; GROUP];
         let mut own = [in_place; GROUP];
         for c in cur.iter_mut().take(g.len()) {
@@ -767,7 +772,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
             live = 0;
             for (((c, f), o), (k, _)) in cur.iter_mut().zip(&mut found).zip(&mut own).zip(g) {
                 let Some(n) = *c else { continue };
-                *o = *o && (mode == Warm::Lend || Arc::strong_count(n) == 1);
+                *o = *o && (mode == Warm::Lend || Counted::count(n) == 1);
                 if !*o {
                     prefetch_node(n);
                 }
@@ -789,7 +794,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
                 };
                 if let Some(c) = *c {
                     if *o {
-                        prefetch(Arc::as_ptr(c));
+                        prefetch(Counted::as_ptr(c));
                     }
                     live += 1;
                 }
@@ -868,7 +873,7 @@ where
             touched |= 1 << (v - n.base());
         }
         es.push(CopiedNode {
-            node: Arc::as_ptr(n),
+            node: Counted::as_ptr(n),
             below_left: 0,
             slots: if i < j {
                 n.block.nonempty & !touched
@@ -1093,11 +1098,11 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<
         drop(a);
         return 0;
     };
-    check_walk(std::ptr::eq(e.node, Arc::as_ptr(&a)));
+    check_walk(std::ptr::eq(e.node, Counted::as_ptr(&a)));
     prefetch_settling(es, ahead);
     let (les, res) = es[1..].split_at((e.below_left as usize).min(es.len() - 1));
     let (lahead, rahead) = (&ahead[1..], &ahead[1 + les.len()..]);
-    match Arc::try_unwrap(a) {
+    match Counted::try_unwrap(a) {
         Ok(node) => {
             let node = std::mem::ManuallyDrop::new(node);
             // SAFETY: the node is ours alone and is never used again (`ManuallyDrop`: its
@@ -1177,9 +1182,11 @@ const SETTLE_AHEAD: usize = 8;
 #[inline(always)]
 fn prefetch_settling<W: Weight>(es: &[CopiedNode<W>], ahead: &[CopiedNode<W>]) {
     if let Some(f) = ahead.get(2 * SETTLE_AHEAD) {
-        let p = arc_counts(f.node);
+        // The node's allocation, count first: 64 bytes, one line where it is aligned (the
+        // last byte's line is the first's then).
+        let p = Counted::count_ptr(f.node);
         prefetch(p);
-        prefetch(p.wrapping_add(64));
+        prefetch(p.wrapping_add(NODE_BYTES - 1));
     }
     if let Some(f) = es.get(SETTLE_AHEAD) {
         if f.flags & LENT_ARRAY == 0 {
@@ -1325,7 +1332,7 @@ impl<W: Weight> BlockIndex<W> {
         }
         if self.built {
             // Defensive: an index in use implies an unshared root.
-            return root.as_ref().is_some_and(|r| Arc::strong_count(r) == 1);
+            return root.as_ref().is_some_and(|r| Counted::count(r) == 1);
         }
         let nodes = size(root) as u64;
         if nodes == 0 || self.credit < nodes {
@@ -1345,8 +1352,8 @@ impl<W: Weight> BlockIndex<W> {
             .resize(max as usize + 1, NodePtr(std::ptr::null_mut()));
         fn rec<W: Weight>(t: &mut VLink<W>, nodes: &mut [NodePtr<W>]) -> bool {
             let Some(a) = t.as_mut() else { return true };
-            let p = Arc::as_ptr(a) as *mut VNode<W>;
-            let Some(n) = super::unique_mut(a) else {
+            let p = Counted::as_ptr(a) as *mut VNode<W>;
+            let Some(n) = Counted::get_mut(a) else {
                 return false;
             };
             nodes[n.key as usize] = NodePtr(p);
@@ -1741,7 +1748,7 @@ fn path_mut<W: Weight>(
     key: u32,
     at: &mut impl FnMut(&mut VNode<W>) -> Option<(Delta, bool)>,
 ) -> Option<Delta> {
-    let n = t.as_mut().and_then(super::unique_mut)?;
+    let n = t.as_mut().and_then(Counted::get_mut)?;
     let d = match key.cmp(&n.key) {
         std::cmp::Ordering::Less => path_mut(&mut n.left, key, at)?,
         std::cmp::Ordering::Greater => path_mut(&mut n.right, key, at)?,
@@ -1833,7 +1840,7 @@ where
         return Delta::default();
     }
     let par = items.len() >= PAR_ITEMS;
-    let Some(n) = t.as_mut().and_then(super::unique_mut) else {
+    let Some(n) = t.as_mut().and_then(Counted::get_mut) else {
         // Shared (or empty): copy the paths, as for a version that must not change.
         let before = size(t) as i64;
         let (nt, arcs) = update_rec(t, items, f, warmed || !par, None);
@@ -1856,7 +1863,7 @@ where
             .flatten()
             .flatten()
         {
-            prefetch(Arc::as_ptr(c));
+            prefetch(Counted::as_ptr(c));
         }
     }
     let (left, right) = (&mut n.left, &mut n.right);
