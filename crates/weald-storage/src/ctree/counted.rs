@@ -1,4 +1,4 @@
-//! [`Counted`]: the reference-counted pointer of the C-tree's nodes. `std::sync::Arc` without
+//! [`Counted`]: the reference-counted pointer of the C-tree's vertex-tree nodes. `std::sync::Arc` without
 //! weak references: one count in front of the value instead of two, and no locked
 //! instruction to release or take apart a node that nothing else holds.
 //!
@@ -11,8 +11,9 @@
 //! load of the count. Path copying frees the nodes of a replaced version one by one, each the
 //! last reference to its node; `Arc::try_unwrap` cost a compare-exchange and a locked
 //! decrement per node there. The single count also makes a vertex-tree node (56 bytes) with
-//! its count exactly one 64-byte line, where an `Arc`'s 16 bytes of counts made 72 bytes
-//! (an 80-byte allocation, which straddles two lines).
+//! its count 64 bytes: one line with an allocator that aligns 64-byte blocks to 64 bytes,
+//! as mimalloc (Weald's binaries' global allocator) does, where an `Arc`'s 16 bytes of
+//! counts made 72 bytes (an 80-byte allocation, which straddles two lines).
 //!
 //! The semantics are those of `Arc` otherwise: clones count with a relaxed increment, owners
 //! that are not the last release with a release decrement, and whoever sees the count reach
@@ -48,6 +49,9 @@ unsafe impl<T: Send + Sync> Sync for Counted<T> {}
 const MAX_COUNT: usize = isize::MAX as usize;
 
 impl<T> Counted<T> {
+    /// Bytes of an allocation: the value with its count.
+    pub(crate) const ALLOC_BYTES: usize = std::mem::size_of::<Inner<T>>();
+
     /// A new value with a count of one.
     #[inline]
     pub(crate) fn new(value: T) -> Self {
@@ -71,8 +75,10 @@ impl<T> Counted<T> {
     /// The value's address (the same for every reference to it).
     #[inline(always)]
     pub(crate) fn as_ptr(this: &Self) -> *const T {
-        // SAFETY: in bounds of the live allocation (no reference is made).
-        unsafe { &raw const (*this.ptr.as_ptr()).value }
+        // SAFETY: in bounds of the live allocation (no reference is made). `&raw mut`, as
+        // std's `Arc::as_ptr`: the pointer keeps the allocation's mutable provenance, which
+        // the in-place updates of a unique node rely on (`vtree::BlockIndex`).
+        unsafe { &raw mut (*this.ptr.as_ptr()).value }
     }
 
     /// Where the count of the value at `p` (from [`as_ptr`](Self::as_ptr)) lies: a prefetch
@@ -123,12 +129,10 @@ impl<T> Counted<T> {
         }
         let this = std::mem::ManuallyDrop::new(this);
         // SAFETY: the only reference, never used again (`ManuallyDrop`): the value is moved
-        // out once and the allocation freed without dropping it again.
-        unsafe {
-            let b = Box::from_raw(this.ptr.as_ptr() as *mut std::mem::ManuallyDrop<Inner<T>>);
-            let inner = std::mem::ManuallyDrop::into_inner(*b);
-            Ok(inner.value)
-        }
+        // out once and the allocation freed without dropping it again (`Inner` has no `Drop`
+        // of its own: moving it out of the box frees the box alone).
+        let inner = unsafe { *Box::from_raw(this.ptr.as_ptr()) };
+        Ok(inner.value)
     }
 
     /// Free the value and its allocation (the last reference is going).

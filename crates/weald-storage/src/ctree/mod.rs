@@ -14,7 +14,8 @@
 //!   (`fmix32(x ^ SEED_PRIO)`, ties broken by key; the vertex tree ranks block keys first by
 //!   the trailing zeros of `key + 1`, so that dense ids make a balanced tree), so shapes are
 //!   canonical and no priority is stored. All updates are join-based (`join3`, `join2`) with
-//!   path copying; nodes are `Arc`-shared between versions and never mutated.
+//!   path copying; nodes are reference-counted (`Arc`, and `counted::Counted` for vertex-tree
+//!   nodes), shared between versions and never mutated.
 //! * **Vertex tree** (`vtree.rs`): the same kind of treap, over *blocks* of 16 consecutive
 //!   vertex ids. A block node holds a mask of the ids present, a mask of those with edges, and
 //!   one shared array of exactly those ids' edge C-trees (16 bytes each: prefix-chunk and root
@@ -323,6 +324,32 @@
 //! The allocator is now the largest single item of the profile of 1000-edge batches (13 %,
 //! mimalloc popping its free list, whose blocks are the last batch's freed nodes, scattered),
 //! then `join3` (9 %), the walk (9 %) and `warm` (8 %).
+//!
+//! *A copied node does not read its untouched child; nodes have one count* (2026-12-02, AMD
+//! EPYC). `join3` made each copied node of a path, and to keep the treap order it read the
+//! key (and `mk` the size) of both children: the child off the path is a line nothing else
+//! loads in a lending copy, a miss at each lower level of every path. `vtree::rejoin` makes the
+//! node directly when each side's root is the old child or has its key (the priority is a
+//! function of the key, so the order holds as before; the size is the old one plus each
+//! side's change), and falls back to `join3` when a side's top changed. Then the vertex-tree
+//! nodes became `counted::Counted` (an `Arc` without weak references): the last owner frees
+//! with a plain load of the count instead of `Arc::try_unwrap`'s compare-exchange and locked
+//! decrement (54 % of the settling walk's samples), and a node with its count is one 64-byte
+//! line (72 bytes before). `bench updates --batch-sizes 10,1000 --trials 300`, 8 processes of
+//! each binary alternating (4 at 2 threads), medians of the processes, inserted / deleted
+//! edges per second:
+//! * `rejoin` (48aaae5 → 88e4890), 1 thread: 10 1.14e5 / 1.36e5 → 1.42e5 / 1.68e5 (+24 %),
+//!   1e3 1.88e5 / 1.92e5 → 2.09e5 / 2.10e5 (+10 %);
+//! * `Counted` (88e4890 → 6706fb3), 1 thread: 10 1.86e5 / 2.10e5 → 1.98e5 / 2.19e5 (+4–6 %),
+//!   1e3 2.40e5 / 2.36e5 → 2.28e5 / 2.38e5 (−5 %, +1 %: even within the noise); 2 threads:
+//!   10 1.54e5 / 1.79e5 → 1.90e5 / 2.20e5 (+23 %), 1e3 3.66e5 / 3.95e5 → 3.84e5 / 4.14e5
+//!   (+5 %); 1e5 (1 thread, 9 trials, two processes each) even.
+//!
+//! The machine's speed wandered by up to 2× between processes that day (the first set's
+//! medians are lower than the second's for the same binary), so only figures of the same set
+//! compare. The profile of 1000-edge batches after both: mimalloc's free-list pop 21 % (the
+//! load of the next free block, the last batch's freed node: a miss the node's first write
+//! took before), the settling walk 8 %, `warm` 8 %, `finish_spare` 6 %.
 //!
 //! ## In place (what nobody else holds)
 //!
@@ -736,9 +763,9 @@
 //!
 //! ## Memory
 //!
-//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its 8-byte
-//! count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and its array (16 bytes of counts + 16 per vertex with edges); per vertex
-//! with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
+//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its
+//! 8-byte count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and
+//! its array (16 bytes of counts + 16 per vertex with edges); per vertex with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
 //! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in
 //! bits (a few for clustered neighbours; for random ones about log2(n / degree) plus two or
 //! three, the width being that of the chunk's widest gap), plus `W::BYTES`.
@@ -814,7 +841,8 @@ fn fmix32(mut h: u32) -> u32 {
 
 pub(crate) use crate::prefetch;
 
-/// The values of the C-tree's `Arc`s — vertex-tree nodes, block arrays, edge-tree nodes —
+/// The values of the C-tree's `Arc`s — block arrays, edge-tree nodes (vertex-tree nodes are
+/// `counted::Counted`, which has no weak references at all) —
 /// of which the crate never makes a `Weak` (no `Arc::downgrade` of them anywhere; the types
 /// are crate-private). [`unique_mut`] takes only these.
 pub(crate) trait NoWeak {}
@@ -828,9 +856,10 @@ impl<W: weald_graph::Weight> NoWeak for tree::Node<W> {}
 /// of a node on the way — a version, a clone of the graph, a snapshot — holds a counted
 /// reference at or above it, which makes its count more than one and the update path-copy
 /// from there (a `FlatSnapshot`'s uncounted copies of edge trees are covered by its counted
-/// clone of the graph's root). The in-place updates that walk the vertex tree ask this of
-/// every node on their paths; those that reach a block through the block index rely instead
-/// on the tree's lineage count (`vtree::BlockIndex`), and ask it of the block's array.
+/// clone of the graph's root). The in-place updates that walk the vertex tree ask the same of
+/// every node on their paths (`Counted::get_mut`) and this of the arrays and edge-tree nodes;
+/// those that reach a block through the block index rely instead on the tree's lineage count
+/// (`vtree::BlockIndex`), and ask it of the block's array.
 /// One process, batches alternating between this and `Arc::get_mut` (RMAT scale 20, in place,
 /// 1 thread, an Intel Xeon): batches of 10 edges insert and delete 2–3 % faster (medians);
 /// for batches of 1,000 and 100,000 edges the difference is within noise (medians −6 % to

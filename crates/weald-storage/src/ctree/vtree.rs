@@ -239,7 +239,7 @@ pub(crate) struct VNode<W: Weight> {
 const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
 
 /// Bytes of a node's allocation: the node and its count.
-const NODE_BYTES: usize = std::mem::size_of::<VNode<()>>() + 8;
+const NODE_BYTES: usize = Counted::<VNode<()>>::ALLOC_BYTES;
 
 /// Subtrees of at least this many nodes that a dropped node owns alone are freed in parallel.
 const PAR_DROP_NODES: u32 = 128;
@@ -1169,8 +1169,8 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<
 
 /// How far ahead of the entry being settled a settling walk loads: the array count of the
 /// node `SETTLE_AHEAD` entries on, and the node itself `2 * SETTLE_AHEAD` entries on. The walk
-/// visits the entries in order, and each visit writes the node's count (`try_unwrap`) and
-/// reads its array's, misses when the copy that read them is a batch's worth of memory ago.
+/// visits the entries in order, and each visit reads the node's count (`Counted::try_unwrap`;
+/// a shared node's is written) and its array's, misses when the copy that read them is a batch's worth of memory ago.
 const SETTLE_AHEAD: usize = 8;
 
 /// Start loading what [`reclaim`] will touch a few entries on: the count and fields of the node
@@ -1520,7 +1520,7 @@ impl<W: Weight> VTree<W> {
     /// tree of a present vertex without edges is an empty tree. Returns the change in arcs.
     ///
     /// The tree is updated in place where nothing else shares it: a node that no other
-    /// version holds (its count is one: `unique_mut`) keeps its allocation, and a block
+    /// version holds (its count is one: `Counted::get_mut`) keeps its allocation, and a block
     /// array that none holds has only its touched trees replaced, so the untouched trees of
     /// the block are neither cloned (no counts written) nor released later, and no node is
     /// freed; `f` gets the touched trees of such an array as [`Cur::Owned`] (to update them
