@@ -10,18 +10,19 @@
 # second, release build of them (CI time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== cargo test --workspace --profile ci"
+echo "== cargo test --workspace --profile ci (at ${SECONDS} s)"
 cargo test --workspace --no-fail-fast --profile ci
 export WEALD_BIN="$PWD/target/ci/weald"   # built by step 1 (weald-cli's integration tests)
 test -x "$WEALD_BIN" || cargo build --profile ci -q -p weald-cli
 export WEALD_PY_PROFILE=ci   # scripts/python-env.sh (here and in the harness's python suite)
 bash scripts/python-env.sh
-echo "== oracle tests (pytest tests/oracle)"
+echo "== oracle tests (pytest tests/oracle) (at ${SECONDS} s)"
 .venv/bin/python -m pytest -q tests/oracle
 if [ -d python/tests ]; then
   echo "== python package tests (pytest python/tests)"
   .venv/bin/python -m pytest -q python/tests
 fi
-echo "== benchmark harness (--quick)"
+echo "== benchmark harness (--quick) (at ${SECONDS} s)"
 python3 bench/run.py --quick --cache "${TMPDIR:-/tmp}/weald-bench-cache" \
   --out "${TMPDIR:-/tmp}/weald-bench-quick/benchmarks.md"
+echo "== test suite done (at ${SECONDS} s)"
