@@ -1,6 +1,6 @@
-//! [`Counted`]: the reference-counted pointer of the C-tree's vertex-tree nodes. `std::sync::Arc` without
-//! weak references: one count in front of the value instead of two, and no locked
-//! instruction to release or take apart a node that nothing else holds.
+//! [`Counted`]: the reference-counted pointer of the C-tree's vertex-tree nodes.
+//! `std::sync::Arc` without weak references: one count in front of the value instead of two,
+//! and no locked instruction to release or take apart a node that nothing else holds.
 //!
 //! An `Arc` keeps a weak count beside the strong one, so that a `Weak` can be upgraded: its
 //! drop must decrement the strong count (a locked instruction) even when it is the last
@@ -105,7 +105,7 @@ impl<T> Counted<T> {
     /// caller does next.
     #[inline(always)]
     fn unique(this: &Self) -> bool {
-        if this.inner().count.load(Ordering::Relaxed) != 1 {
+        if Self::count(this) != 1 {
             return false;
         }
         // The other owners' release decrements (read above, or earlier ones of its release

@@ -765,10 +765,11 @@
 //!
 //! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its
 //! 8-byte count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and
-//! its array (16 bytes of counts + 16 per vertex with edges); per vertex with edges its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b
-//! arcs) 40 + 16 bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in
-//! bits (a few for clustered neighbours; for random ones about log2(n / degree) plus two or
-//! three, the width being that of the chunk's widest gap), plus `W::BYTES`.
+//! its array (16 bytes of counts + 16 per vertex with edges); per vertex with edges its
+//! prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b arcs) 40 + 16
+//! bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in bits (a few for
+//! clustered neighbours; for random ones about log2(n / degree) plus two or three, the width
+//! being that of the chunk's widest gap), plus `W::BYTES`.
 //! [`MemoryReport`] counts exactly the bytes requested from the allocator (the no-leak test
 //! checks this with a counting allocator), excluding allocator overhead.
 //! At RMAT scale 20 (`weald info FILE --backend ctree --json`: 1,048,575 vertices, 38 % of

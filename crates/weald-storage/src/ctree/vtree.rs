@@ -360,6 +360,19 @@ fn mk<W: Weight>(
     right: VLink<W>,
 ) -> Counted<VNode<W>> {
     let size = size(&left) + size(&right) + 1;
+    mk_sized(left, key, block, own, right, size)
+}
+
+/// [`mk`] given the subtree's node count (`size`), without reading the children.
+#[inline]
+fn mk_sized<W: Weight>(
+    left: VLink<W>,
+    key: u32,
+    block: Block<W>,
+    own: u64,
+    right: VLink<W>,
+    size: u32,
+) -> Counted<VNode<W>> {
     Counted::new(VNode {
         left,
         right,
@@ -420,14 +433,7 @@ fn rejoin<W: Weight>(
         _ => None,
     };
     match (kept(&l, &n.left), kept(&r, &n.right)) {
-        (Some(dl), Some(dr)) => Counted::new(VNode {
-            left: l,
-            right: r,
-            own,
-            key: n.key,
-            size: (n.size as i64 + dl + dr) as u32,
-            block,
-        }),
+        (Some(dl), Some(dr)) => mk_sized(l, n.key, block, own, r, (n.size as i64 + dl + dr) as u32),
         _ => join3(l, n.key, block, own, r),
     }
 }
@@ -1170,7 +1176,8 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<
 /// How far ahead of the entry being settled a settling walk loads: the array count of the
 /// node `SETTLE_AHEAD` entries on, and the node itself `2 * SETTLE_AHEAD` entries on. The walk
 /// visits the entries in order, and each visit reads the node's count (`Counted::try_unwrap`;
-/// a shared node's is written) and its array's, misses when the copy that read them is a batch's worth of memory ago.
+/// a shared node's is written) and its array's, misses when the copy that read them is a
+/// batch's worth of memory ago.
 const SETTLE_AHEAD: usize = 8;
 
 /// Start loading what [`reclaim`] will touch a few entries on: the count and fields of the node
