@@ -19,6 +19,7 @@
 //! meanwhile finds the pointer null and waits on the `gate` mutex, which the writer holds for
 //! exactly that span. A writer that never calls it keeps every `acquire` wait-free.
 
+use super::counted::Spare;
 use super::flat::FlatSnapshot;
 use super::graph::CTreeGraph;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::SeqCst};
@@ -92,6 +93,8 @@ pub struct Retired<W: Weight> {
 struct WriterState<W: Weight> {
     retired: Vec<Arc<Version<W>>>,
     number: u64,
+    /// The node allocations the last copied batch freed, for the next one to take.
+    spare: Spare,
 }
 
 /// The latest version of a graph, shared by one writer and many readers.
@@ -121,6 +124,7 @@ impl<W: Weight> VersionedGraph<W> {
             writer: Mutex::new(WriterState {
                 retired: Vec::new(),
                 number,
+                spare: Spare::default(),
             }),
             gate: Mutex::new(()),
             poisoned: AtomicBool::new(false),
@@ -208,8 +212,23 @@ impl<W: Weight> VersionedGraph<W> {
     }
 
     /// `apply`'s work, under the writer lock `st`: the batch applied to a copy of the touched
-    /// paths, published as a new version.
+    /// paths, published as a new version. The nodes the copy makes on this thread take the
+    /// allocations that the previous batch's settling freed here (`Spare`), and this batch's
+    /// settling leaves its own for the next.
     fn apply_copying(
+        &self,
+        st: &mut WriterState<W>,
+        batch: &UpdateBatch<W>,
+        rule: Combine,
+    ) -> (u64, BatchResult) {
+        let mut spare = std::mem::take(&mut st.spare);
+        let out = spare.with(|| self.copy_and_settle(st, batch, rule));
+        st.spare = spare;
+        out
+    }
+
+    /// `apply_copying` without the spare.
+    fn copy_and_settle(
         &self,
         st: &mut WriterState<W>,
         batch: &UpdateBatch<W>,
@@ -308,6 +327,13 @@ impl<W: Weight> VersionedGraph<W> {
         let mut st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         drop(self.unreachable(&mut st));
         st.retired.len()
+    }
+
+    /// Bytes the store keeps besides its versions: the free node allocations the writer
+    /// holds for its next batch (at most 2 MiB), and the list of retired versions.
+    pub fn spare_bytes(&self) -> usize {
+        let st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        st.spare.bytes() + st.retired.capacity() * std::mem::size_of::<Arc<Version<W>>>()
     }
 
     /// The latest version number.
