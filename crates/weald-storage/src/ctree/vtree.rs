@@ -564,7 +564,7 @@ impl<W: Weight> Slots<W> {
     }
 
     /// [`finish`](Self::finish), with `spare` empty slots after the trees.
-    fn finish_spare(self, spare: usize) -> Option<(Block<W>, u64)> {
+    fn finish_spare(mut self, spare: usize) -> Option<(Block<W>, u64)> {
         if self.present == 0 {
             return None;
         }
@@ -576,15 +576,18 @@ impl<W: Weight> Slots<W> {
         let len = nonempty.count_ones() as usize;
         let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len + spare);
         let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
-        let spares = std::iter::repeat_with(CTree::default).take(spare);
-        for (d, t) in dst
-            .iter_mut()
-            .zip(self.trees.into_iter().flatten().chain(spares))
-        {
-            d.write(t);
+        // The filled slots by their bits, not a test of each slot: which are filled varies
+        // from block to block, a mispredicted branch per slot (a flattening loop over the
+        // sixteen slots was 8 % of a 1000-edge batch's time).
+        for (d, i) in dst.iter_mut().zip(ones(nonempty)) {
+            // SAFETY: bit `i` of `nonempty` is set: slot `i` is `Some`.
+            d.write(unsafe { self.trees[i].take().unwrap_unchecked() });
         }
-        // SAFETY: `dst` has one element per `Some` of `self.trees` and `spare` more, and the
-        // zip wrote each.
+        for d in &mut dst[len..] {
+            d.write(CTree::default());
+        }
+        // SAFETY: `dst` has one element per `Some` of `self.trees` (written in the first loop)
+        // and `spare` more (the second).
         let trees = unsafe { trees.assume_init() };
         Some((
             Block {
