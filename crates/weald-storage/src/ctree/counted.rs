@@ -1,4 +1,5 @@
-//! [`Counted`]: the reference-counted pointer of the C-tree's vertex-tree nodes.
+//! [`Counted`] and [`CountedSlice`]: the reference-counted pointers of the C-tree's vertex-tree
+//! nodes and block arrays, and the [`Spare`] allocations a writer keeps for them.
 //! `std::sync::Arc` without weak references: one count in front of the value instead of two,
 //! and no locked instruction to release or take apart a node that nothing else holds.
 //!
@@ -17,7 +18,10 @@
 //!
 //! The semantics are those of `Arc` otherwise: clones count with a relaxed increment, owners
 //! that are not the last release with a release decrement, and whoever sees the count reach
-//! one (or zero) acquires before it touches the value.
+//! one (or zero) acquires before it touches the value. [`CountedSlice`] is the same for a
+//! slice (a block's trees), with the length beside the count (16 bytes, as an `Arc<[T]>`'s
+//! counts), so that the pointer is one word where an `Arc<[T]>`'s is two: a vertex-tree node
+//! is 48 bytes of fields, padded to 56 to keep the 64-byte line with its count.
 
 use std::alloc::Layout;
 use std::cell::Cell;
@@ -55,9 +59,8 @@ impl<T> Counted<T> {
     /// Bytes of an allocation: the value with its count.
     pub(crate) const ALLOC_BYTES: usize = std::mem::size_of::<Inner<T>>();
 
-    /// Is an allocation of this type one a [`Spare`] keeps? (A constant.)
-    const SPARED: bool = Layout::new::<Inner<T>>().size() == SPARE_LAYOUT.size()
-        && Layout::new::<Inner<T>>().align() == SPARE_LAYOUT.align();
+    /// The [`Spare`] class of this type's allocations (`NONE` if a spare keeps none).
+    const CLASS: usize = spare_class(Layout::new::<Inner<T>>());
 
     /// A new value with a count of one (in an allocation of the thread's [`Spare`], if one
     /// is in use and has one).
@@ -67,11 +70,11 @@ impl<T> Counted<T> {
             count: AtomicUsize::new(1),
             value,
         };
-        if Self::SPARED {
-            if let Some(p) = spare_take() {
+        if Self::CLASS != NONE {
+            if let Some(p) = spare_take(Self::CLASS) {
                 let p = p.cast::<Inner<T>>();
-                // SAFETY: a free allocation of `Inner<T>`'s layout (`SPARED`), from the global
-                // allocator, now ours: written whole before any use.
+                // SAFETY: a free allocation of `Inner<T>`'s layout (its class), from the
+                // global allocator, now ours: written whole before any use.
                 unsafe { p.as_ptr().write(inner) };
                 return Counted {
                     ptr: p,
@@ -93,7 +96,7 @@ impl<T> Counted<T> {
     /// `p` is an allocation of a `Counted<T>` that nothing references any more.
     #[inline]
     unsafe fn free(p: NonNull<Inner<T>>) {
-        if Self::SPARED && spare_put(p.cast()) {
+        if Self::CLASS != NONE && spare_put(p.cast(), Self::CLASS) {
             return;
         }
         // SAFETY: the caller's; the allocation was made with `Inner<T>`'s layout (by `Box`,
@@ -224,38 +227,235 @@ impl<T> Deref for Counted<T> {
     }
 }
 
-/// The layout of the allocations a [`Spare`] keeps: a vertex-tree node with its count.
-const SPARE_LAYOUT: Layout = Layout::new::<Inner<super::vtree::VNode<()>>>();
+/// The header of a [`CountedSlice`]'s allocation: the count, then the length; the elements
+/// follow.
+#[repr(C)]
+struct SliceHeader {
+    count: AtomicUsize,
+    len: usize,
+}
 
-/// Allocations a [`Spare`] keeps at most (beyond them, frees go to the allocator): 2 MiB of
-/// vertex-tree nodes, more than a batch of 1e4 edges copies.
-const SPARE_MAX: usize = 1 << 15;
+/// A shared, immutable `[T]` with one atomic reference count and no weak references: the
+/// block arrays of the vertex tree. As [`Counted`], and its allocation is kept by a [`Spare`]
+/// in use on the thread that frees it. `T`'s alignment is at most the header's (8).
+pub(crate) struct CountedSlice<T> {
+    ptr: NonNull<SliceHeader>,
+    _owns: PhantomData<[T]>,
+}
 
-/// How many allocations ahead of the one handed out [`Spare`] starts loading (the line is
-/// written whole when it is used, but a store to a line not in the cache waits for it).
+// SAFETY: as for `Counted`.
+unsafe impl<T: Send + Sync> Send for CountedSlice<T> {}
+// SAFETY: as for `Counted`.
+unsafe impl<T: Send + Sync> Sync for CountedSlice<T> {}
+
+impl<T> CountedSlice<T> {
+    const HEADER: usize = {
+        assert!(std::mem::align_of::<T>() <= std::mem::align_of::<SliceHeader>());
+        std::mem::size_of::<SliceHeader>()
+    };
+
+    /// The layout of an allocation of `len` elements.
+    fn layout(len: usize) -> Layout {
+        let bytes = std::mem::size_of::<T>()
+            .checked_mul(len)
+            .and_then(|b| b.checked_add(Self::HEADER))
+            .expect("a block array's size overflows");
+        Layout::from_size_align(bytes, std::mem::align_of::<SliceHeader>())
+            .expect("a block array's size overflows")
+    }
+
+    /// An array of `len` elements, each `fill(i)` (which must not panic: the array would leak).
+    #[inline]
+    pub(crate) fn from_fn(len: usize, mut fill: impl FnMut(usize) -> T) -> Self {
+        let layout = Self::layout(len);
+        let class = spare_class(layout);
+        let p = match (class != NONE).then(|| spare_take(class)).flatten() {
+            Some(p) => p.cast::<SliceHeader>(),
+            None => {
+                // SAFETY: the layout is not zero-sized (the header).
+                let p = unsafe { std::alloc::alloc(layout) }.cast::<SliceHeader>();
+                NonNull::new(p).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+            }
+        };
+        // SAFETY: a free allocation of `layout`, ours: the header, then `len` elements, each
+        // written once, before any reference to them is made.
+        unsafe {
+            p.as_ptr().write(SliceHeader {
+                count: AtomicUsize::new(1),
+                len,
+            });
+            let first = p.as_ptr().cast::<u8>().add(Self::HEADER).cast::<T>();
+            for i in 0..len {
+                first.add(i).write(fill(i));
+            }
+        }
+        CountedSlice {
+            ptr: p,
+            _owns: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn header(&self) -> &SliceHeader {
+        // SAFETY: the allocation lives while any reference to it does.
+        unsafe { self.ptr.as_ref() }
+    }
+
+    /// The first element's address (where it would be, for no elements).
+    #[inline(always)]
+    pub(crate) fn as_ptr(this: &Self) -> *const T {
+        // SAFETY: within the live allocation (no reference is made). From the allocation's
+        // pointer, with its mutable provenance (`Counted::as_ptr`).
+        unsafe { this.ptr.as_ptr().cast::<u8>().add(Self::HEADER).cast::<T>() }
+    }
+
+    /// Where the count of the array whose first element is at `p` (from
+    /// [`as_ptr`](Self::as_ptr)) lies: a prefetch target, never read through.
+    #[inline(always)]
+    pub(crate) fn count_ptr(p: *const T) -> *const u8 {
+        (p as *const u8).wrapping_sub(Self::HEADER)
+    }
+
+    /// The number of references (a snapshot).
+    #[inline(always)]
+    pub(crate) fn count(this: &Self) -> usize {
+        this.header().count.load(Ordering::Relaxed)
+    }
+
+    /// As [`Counted::unique`].
+    #[inline(always)]
+    fn unique(this: &Self) -> bool {
+        if Self::count(this) != 1 {
+            return false;
+        }
+        fence(Ordering::Acquire);
+        true
+    }
+
+    /// The elements, to edit, if this is the array's only reference.
+    #[inline(always)]
+    pub(crate) fn get_mut(this: &mut Self) -> Option<&mut [T]> {
+        let len = this.header().len;
+        // SAFETY: the only reference, held by `&mut`: no other access while the borrow lives.
+        Self::unique(this)
+            .then(|| unsafe { std::slice::from_raw_parts_mut(Self::as_ptr(this) as *mut T, len) })
+    }
+
+    /// Drop the elements and free the allocation (the last reference is going).
+    #[inline(never)]
+    fn drop_slow(&mut self) {
+        let len = self.header().len;
+        let layout = Self::layout(len);
+        // SAFETY: no other reference exists (the caller saw the count reach one or zero and
+        // acquired): the elements are dropped once, then the allocation, of `layout`, freed.
+        unsafe {
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                Self::as_ptr(self) as *mut T,
+                len,
+            ));
+            let class = spare_class(layout);
+            if class == NONE || !spare_put(self.ptr.cast(), class) {
+                std::alloc::dealloc(self.ptr.as_ptr().cast(), layout);
+            }
+        }
+    }
+}
+
+impl<T> Clone for CountedSlice<T> {
+    #[inline]
+    fn clone(&self) -> Self {
+        // As `Counted::clone`.
+        let old = self.header().count.fetch_add(1, Ordering::Relaxed);
+        if old > MAX_COUNT {
+            std::process::abort();
+        }
+        CountedSlice {
+            ptr: self.ptr,
+            _owns: PhantomData,
+        }
+    }
+}
+
+impl<T> Drop for CountedSlice<T> {
+    #[inline]
+    fn drop(&mut self) {
+        // As `Counted::drop`.
+        if Self::unique(self) {
+            self.drop_slow();
+        } else if self.header().count.fetch_sub(1, Ordering::Release) == 1 {
+            fence(Ordering::Acquire);
+            self.drop_slow();
+        }
+    }
+}
+
+impl<T> Deref for CountedSlice<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `len` initialised elements follow the header, immutable while shared.
+        unsafe { std::slice::from_raw_parts(Self::as_ptr(self), self.header().len) }
+    }
+}
+
+/// The [`Spare`] classes: allocations of 8-byte alignment whose size is a multiple of
+/// `SPARE_STEP`, below `SPARE_STEP * SPARE_CLASSES` (a vertex-tree node with its count, 64
+/// bytes; a block array of up to 32 trees with its header).
+const SPARE_STEP: usize = 16;
+const SPARE_CLASSES: usize = 34;
+
+/// "No class": the allocation goes to the allocator.
+const NONE: usize = usize::MAX;
+
+/// The class of allocations of `l`, or `NONE`.
+const fn spare_class(l: Layout) -> usize {
+    if l.align() == 8 && l.size() % SPARE_STEP == 0 && l.size() / SPARE_STEP < SPARE_CLASSES {
+        l.size() / SPARE_STEP
+    } else {
+        NONE
+    }
+}
+
+/// Bytes of free allocations a [`Spare`] keeps at most (beyond them, frees go to the
+/// allocator): more than a batch of 1e4 edges copies.
+const SPARE_MAX_BYTES: usize = 4 << 20;
+
+/// How many allocations ahead of the one handed out [`Spare`] starts loading (the lines are
+/// written whole when used, but a store to a line not in the cache waits for it).
 const SPARE_AHEAD: usize = 8;
 
-/// Free node allocations kept for the next ones, by a single writer (a line of versions:
-/// [`super::VersionedGraph`]). Path copying a batch makes a node per node it replaces, and
-/// settling the replaced version frees as many: the allocator threads each free block onto a
-/// list through its first word, and the next allocation loads that word to find the block
-/// after, a miss per node (a fifth of a 1000-edge batch's time, in `_mi_page_malloc`). A
-/// spare list keeps the addresses apart, in a vector: taking one reads only the vector, and
-/// the block `SPARE_AHEAD` on is asked for before it is needed.
+/// Free allocations kept for the next ones, by a single writer (a line of versions:
+/// [`super::VersionedGraph`]). Path copying a batch makes a node (and, for an updated block,
+/// an array) per node it replaces, and settling the replaced version frees as many: the
+/// allocator threads each free block onto a list through its first word, and the next
+/// allocation loads that word to find the block after, a miss per allocation (a fifth of a
+/// 1000-edge batch's time, in `_mi_page_malloc`). A spare keeps the addresses apart, in a
+/// vector per size: taking one reads only the vector, and the block `SPARE_AHEAD` on is asked
+/// for before it is needed.
 ///
-/// In use on a thread while [`Spare::with`] runs there: `Counted::new` takes from it and a
-/// freed `Counted` whose allocation has the layout of a node returns its allocation to it.
-/// What other threads allocate or free (the forks of a large batch) goes to the allocator.
-/// Its memory is the store's: [`Spare::bytes`].
-#[derive(Default)]
+/// In use on a thread while [`Spare::with`] runs there: [`Counted::new`] and
+/// [`CountedSlice::from_fn`] take from it, and a freed `Counted` or `CountedSlice` of a class
+/// it keeps returns its allocation to it. What other threads allocate or free (the forks of
+/// a large batch) goes to the allocator. Its memory is the store's: [`Spare::bytes`].
 pub(crate) struct Spare {
-    free: Vec<NonNull<u8>>,
+    free: [Vec<NonNull<u8>>; SPARE_CLASSES],
+    /// Bytes of the allocations in `free`.
+    held: usize,
+}
+
+impl Default for Spare {
+    fn default() -> Self {
+        Spare {
+            free: std::array::from_fn(|_| Vec::new()),
+            held: 0,
+        }
+    }
 }
 
 // SAFETY: the pointers are free allocations the spare owns (no value lives in them), which any
 // thread may use or free.
 unsafe impl Send for Spare {}
-// SAFETY: shared, a `Spare` is only read (its length).
+// SAFETY: shared, a `Spare` is only read (its sizes).
 unsafe impl Sync for Spare {}
 
 thread_local! {
@@ -277,59 +477,73 @@ impl Spare {
         f()
     }
 
-    /// Bytes held: the free allocations and the vector of their addresses.
+    /// Bytes held: the free allocations and the vectors of their addresses.
     pub(crate) fn bytes(&self) -> usize {
-        self.free.len() * SPARE_LAYOUT.size()
-            + self.free.capacity() * std::mem::size_of::<NonNull<u8>>()
+        self.held
+            + self
+                .free
+                .iter()
+                .map(|v| v.capacity() * std::mem::size_of::<NonNull<u8>>())
+                .sum::<usize>()
     }
 }
 
 impl Drop for Spare {
     fn drop(&mut self) {
-        for p in self.free.drain(..) {
-            // SAFETY: a free allocation of `SPARE_LAYOUT`, owned by the spare alone.
-            unsafe { std::alloc::dealloc(p.as_ptr(), SPARE_LAYOUT) };
+        for (class, free) in self.free.iter_mut().enumerate() {
+            let layout = Layout::from_size_align(class * SPARE_STEP, 8).expect("a class's layout");
+            for p in free.drain(..) {
+                // SAFETY: a free allocation of its class's layout, owned by the spare alone.
+                unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+            }
         }
     }
 }
 
-/// An allocation of the spare in use on this thread, if any.
+/// An allocation of class `class` from the spare in use on this thread, if any.
 #[inline(always)]
-fn spare_take() -> Option<NonNull<u8>> {
+fn spare_take(class: usize) -> Option<NonNull<u8>> {
     let s = IN_USE.get();
     if s.is_null() {
         return None;
     }
     // SAFETY: the spare `Spare::with` is running with, borrowed mutably for that run; only
     // this thread reaches it, and not reentrantly (nothing here calls out).
-    let free = unsafe { &mut (*s).free };
+    let s = unsafe { &mut *s };
+    let free = &mut s.free[class];
     let p = free.pop()?;
+    s.held -= class * SPARE_STEP;
     if let Some(i) = free.len().checked_sub(SPARE_AHEAD) {
-        prefetch(free[i].as_ptr());
+        let q = free[i].as_ptr();
+        for off in (0..class * SPARE_STEP).step_by(64) {
+            prefetch(q.wrapping_add(off));
+        }
     }
     Some(p)
 }
 
-/// Give the free allocation `p` (of `SPARE_LAYOUT`) to the spare in use on this thread, if
-/// any has room: false if not (the caller frees it).
+/// Give the free allocation `p` (of class `class`) to the spare in use on this thread, if any
+/// has room: false if not (the caller frees it).
 #[inline(always)]
-fn spare_put(p: NonNull<u8>) -> bool {
+fn spare_put(p: NonNull<u8>, class: usize) -> bool {
     let s = IN_USE.get();
     if s.is_null() {
         return false;
     }
     // SAFETY: as in `spare_take`; the push may allocate, which does not reach the spare.
-    let free = unsafe { &mut (*s).free };
-    if free.len() >= SPARE_MAX {
+    let s = unsafe { &mut *s };
+    let bytes = class * SPARE_STEP;
+    if s.held + bytes > SPARE_MAX_BYTES {
         return false;
     }
-    free.push(p);
+    s.free[class].push(p);
+    s.held += bytes;
     true
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Counted, Spare};
+    use super::{Counted, CountedSlice, Spare};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
@@ -404,9 +618,65 @@ mod tests {
         Counted::new([x; 7])
     }
 
+    /// Free allocations of a node's size in `s`.
+    fn nodes(s: &Spare) -> usize {
+        s.free[4].len()
+    }
+
+    #[test]
+    fn a_counted_slice_counts_drops_and_edits_like_counted() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut a = CountedSlice::from_fn(5, |i| (i, Probe(drops.clone())));
+        assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        CountedSlice::get_mut(&mut a).unwrap()[2].0 = 7;
+        let b = a.clone();
+        assert_eq!(CountedSlice::count(&a), 2);
+        assert!(CountedSlice::get_mut(&mut a).is_none());
+        assert_eq!(CountedSlice::as_ptr(&a), b.as_ptr());
+        assert_eq!(b[2].0, 7);
+        drop(a);
+        assert_eq!(drops.load(Ordering::SeqCst), 0);
+        drop(b);
+        assert_eq!(drops.load(Ordering::SeqCst), 5);
+        let e = CountedSlice::<u64>::from_fn(0, |_| unreachable!());
+        assert!(e.is_empty());
+    }
+
+    #[test]
+    fn a_spare_keeps_slices_by_size() {
+        let mut spare = Spare::default();
+        spare.with(|| {
+            // 16 + 3·16 = 64 bytes: a node's class; 16 + 5·16 = 96: another.
+            let a = CountedSlice::from_fn(3, |i| [i as u64; 2]);
+            let b = CountedSlice::from_fn(5, |i| [i as u64; 2]);
+            let (pa, pb) = (CountedSlice::as_ptr(&a), CountedSlice::as_ptr(&b));
+            drop((a, b));
+            assert_eq!((spare_len(4), spare_len(6)), (1, 1));
+            let n = node(1);
+            assert_eq!(
+                Counted::as_ptr(&n) as *const u8,
+                CountedSlice::count_ptr(pa).wrapping_add(8)
+            );
+            let c = CountedSlice::from_fn(5, |i| [i as u64 + 1; 2]);
+            assert_eq!(CountedSlice::as_ptr(&c), pb);
+            assert_eq!(c[4], [5, 5]);
+            // 16 + 40·16 bytes: larger than the classes, to the allocator.
+            drop(CountedSlice::from_fn(40, |i| [i as u64; 2]));
+            assert_eq!((spare_len(4), spare_len(6)), (0, 0));
+            drop((n, c));
+        });
+        assert_eq!(spare.held, 64 + 96);
+    }
+
+    /// Free allocations of class `c` in the spare in use.
+    fn spare_len(c: usize) -> usize {
+        // SAFETY (test): called inside `Spare::with`, with no other access meanwhile.
+        unsafe { (*super::IN_USE.get()).free[c].len() }
+    }
+
     #[test]
     fn a_spare_hands_back_what_was_freed_in_it() {
-        assert!(Counted::<NodeSized>::SPARED && !Counted::<u64>::SPARED);
+        assert!(Counted::<NodeSized>::CLASS == 4 && Counted::<[u64; 2]>::CLASS == super::NONE);
         let mut spare = Spare::default();
         let (a, b) = spare.with(|| {
             let a = node(1);
@@ -422,14 +692,14 @@ mod tests {
             assert_eq!(Counted::as_ptr(&c), pb);
             (c, node(4))
         });
-        assert_eq!(spare.free.len(), 0);
+        assert_eq!(nodes(&spare), 0);
         assert_eq!((*a, *b), ([3; 7], [4; 7]));
         // Outside `with`, frees go to the allocator.
         drop((a, b));
-        assert_eq!(spare.free.len(), 0);
+        assert_eq!(nodes(&spare), 0);
         spare.with(|| drop(node(5)));
-        assert_eq!(spare.free.len(), 1);
-        assert_eq!(spare.bytes(), 64 + spare.free.capacity() * 8);
+        assert_eq!(nodes(&spare), 1);
+        assert_eq!(spare.bytes(), 64 + spare.free[4].capacity() * 8);
     }
 
     #[test]
@@ -445,7 +715,7 @@ mod tests {
             drop(b);
         });
         assert_eq!(drops.load(Ordering::SeqCst), 1);
-        assert_eq!(spare.free.len(), 1);
+        assert_eq!(nodes(&spare), 1);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             spare.with(|| panic!("inside"));
         }));
@@ -462,17 +732,19 @@ mod tests {
             let (x, y) = (node(0), node(0));
             drop((x, y));
         });
-        assert_eq!((spare.free.len(), inner.free.len()), (2, 1));
+        assert_eq!((nodes(&spare), nodes(&inner)), (2, 1));
     }
 
     #[test]
     fn a_spare_keeps_at_most_its_limit() {
         let mut spare = Spare::default();
         spare.with(|| {
-            let v: Vec<_> = (0..super::SPARE_MAX + 10).map(|i| node(i as u64)).collect();
+            let max = super::SPARE_MAX_BYTES / 64;
+            let v: Vec<_> = (0..max + 10).map(|i| node(i as u64)).collect();
             drop(v);
         });
-        assert_eq!(spare.free.len(), super::SPARE_MAX);
+        assert_eq!(nodes(&spare), super::SPARE_MAX_BYTES / 64);
+        assert_eq!(spare.held, super::SPARE_MAX_BYTES);
     }
 
     #[test]

@@ -351,6 +351,29 @@
 //! load of the next free block, the last batch's freed node: a miss the node's first write
 //! took before), the settling walk 8 %, `warm` 8 %, `finish_spare` 6 %.
 //!
+//! *The writer keeps the nodes it frees for its next batch* (`counted::Spare`, 2026-12-02,
+//! AMD EPYC). The allocator threads a freed block onto its free list through the block's
+//! first word, so the allocation after reads the block to find the next: a miss per node,
+//! since the block was freed a batch ago. `VersionedGraph::apply` runs each copy and its
+//! settling with the writer's spare in use on its thread: a node freed there (the settling's
+//! `try_unwrap`, or a last owner's drop) leaves its allocation on a vector, and a node made
+//! there takes the last one, while the line of the eighth from the top is asked for. At most
+//! 2 MiB is kept (`VersionedGraph::spare_bytes`, which the leak tests count); other threads
+//! (a large batch's forks) use the allocator. Then `Slots::finish_spare` moved the filled
+//! slots of a block by their mask's bits instead of a branch per slot (the branch follows
+//! which slots are filled, different in each block: 8 % of the time of 1000-edge batches, in
+//! its loop alone). `bench updates --batch-sizes 10,1000 --trials 300`, binaries alternating,
+//! medians of the processes at 1 thread, inserted / deleted edges per second:
+//! * the spare (a407c5c → 8a3f081), 6 processes each: 10 2.14e5 / 2.30e5 → 2.58e5 / 2.76e5
+//!   (+21 % / +20 %), 1e3 3.26e5 / 3.41e5 → 3.53e5 / 3.72e5 (+8 % / +9 %); the allocator's pop
+//!   went from 21 % of the profile of 1000-edge batches to 7 % (block arrays and chunks,
+//!   which still come from the allocator);
+//! * the slots (8a3f081 → the next commit), 5 processes each: 10 2.83e5 / 3.14e5 → 2.99e5 /
+//!   3.33e5 (+6 %), 1e3 3.80e5 / 4.08e5 → 4.14e5 / 4.38e5 (+9 % / +7 %).
+//!
+//! (The machine ran faster than the day before, and faster in the second set than in the
+//! first: the sets do not compare with each other.)
+//!
 //! ## In place (what nobody else holds)
 //!
 //! Every update goes through `CTreeGraph::*_mut` (`apply_mut`, `insert_edges_mut`, ...; the
@@ -842,12 +865,11 @@ fn fmix32(mut h: u32) -> u32 {
 
 pub(crate) use crate::prefetch;
 
-/// The values of the C-tree's `Arc`s — block arrays, edge-tree nodes (vertex-tree nodes are
-/// `counted::Counted`, which has no weak references at all) —
-/// of which the crate never makes a `Weak` (no `Arc::downgrade` of them anywhere; the types
-/// are crate-private). [`unique_mut`] takes only these.
+/// The values of the C-tree's `Arc`s — edge-tree nodes (vertex-tree nodes and block arrays
+/// are `counted::Counted` and `counted::CountedSlice`, which have no weak references at
+/// all) — of which the crate never makes a `Weak` (no `Arc::downgrade` of them anywhere; the
+/// types are crate-private). [`unique_mut`] takes only these.
 pub(crate) trait NoWeak {}
-impl<W: weald_graph::Weight> NoWeak for [tree::CTree<W>] {}
 impl<W: weald_graph::Weight> NoWeak for tree::Node<W> {}
 
 /// `Arc::get_mut` without its locked compare-exchange on the weak count (which only locks

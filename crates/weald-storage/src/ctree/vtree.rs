@@ -9,17 +9,17 @@
 //! priorities in [`higher`]: dense ids give a balanced tree), so the tree has `n / K` nodes
 //! instead of `n`: fewer node copies per batch, fewer cold levels per path, and a vertex
 //! costs `16 · (has edges)` bytes plus its share of the block's 80 bytes (node 56, its count
-//! 8 ([`Counted`]: one 64-byte line), the array's `Arc` counts 16) — 5 bytes when all 16 ids
-//! are present — instead of a 64-byte node.
+//! 8 ([`Counted`]: one 64-byte line), the array's count and length 16 ([`CountedSlice`])) —
+//! 5 bytes when all 16 ids are present — instead of a 64-byte node.
 //!
 //! Updating a vertex of a shared block copies the block's array (cloning the other trees of
 //! the block, which writes their counts; the walk prefetches them) and the search path of
-//! nodes; the array is shared (`Arc`) so that path copying the nodes above never copies it.
+//! nodes; the array is shared (counted) so that path copying the nodes above never copies it.
 //! Nodes and arrays that nothing else holds are edited in place instead
 //! ([`VTree::multi_update_mut`]), reaching the blocks through a [`BlockIndex`] when the whole
 //! tree is held by nothing else.
 
-use super::counted::Counted;
+use super::counted::{Counted, CountedSlice};
 use super::tree::CTree;
 use super::{fmix32, prefetch, SEED_PRIO};
 use rayon::prelude::*;
@@ -129,7 +129,7 @@ pub(crate) struct Block<W: Weight> {
     /// an id without edges, so that the first edge such an id gains is added in place too
     /// (16 bytes a block; RMAT scale 20, where 40 % of the vertices have no edges: 2.74 →
     /// 2.77 bytes per arc). Path copying makes exact arrays.
-    trees: Arc<[CTree<W>]>,
+    trees: CountedSlice<CTree<W>>,
 }
 
 impl<W: Weight> Clone for Block<W> {
@@ -166,19 +166,20 @@ impl<W: Weight> Block<W> {
         })
     }
 
-    /// Start loading the array's `Arc` count (16 bytes before its first tree), which an
-    /// in-place edit checks.
+    /// Start loading the array's count (16 bytes before its first tree), which an in-place
+    /// edit checks.
     #[inline]
     fn prefetch_count(&self) {
-        prefetch(arc_counts(Arc::as_ptr(&self.trees)));
+        prefetch(CountedSlice::count_ptr(CountedSlice::as_ptr(&self.trees)));
     }
 
     /// Start loading the whole array (its count and every tree), which a lending copy of the
     /// block reads.
     #[inline]
     fn prefetch_array(&self) {
-        let a = Arc::as_ptr(&self.trees) as *const u8;
-        prefetch(arc_counts(a));
+        let a = CountedSlice::as_ptr(&self.trees);
+        prefetch(CountedSlice::count_ptr(a));
+        let a = a as *const u8;
         let bytes = self.nonempty.count_ones() as usize * std::mem::size_of::<CTree<W>>();
         for off in (0..bytes).step_by(64) {
             prefetch(a.wrapping_add(off));
@@ -192,7 +193,7 @@ impl<W: Weight> Block<W> {
     /// an insert puts it.
     #[inline]
     fn prefetch_slot(&self, i: usize) {
-        let a = Arc::as_ptr(&self.trees) as *const CTree<W>;
+        let a = CountedSlice::as_ptr(&self.trees);
         prefetch(a.wrapping_add(rank(self.nonempty, i)));
     }
 
@@ -231,6 +232,10 @@ pub(crate) struct VNode<W: Weight> {
     pub(crate) key: u32,
     /// Nodes in this subtree (the cut-offs of the parallel walks and drops).
     size: u32,
+    /// Unused: makes a node with its count 64 bytes, one cache line under an allocator that
+    /// aligns 64-byte blocks (56-byte nodes straddle two lines in most places: batches of 10
+    /// edges inserted 15 % slower).
+    _line: u64,
 }
 
 // The size the module's docs (and `ctree/mod.rs`, "Memory") give: with its count
@@ -339,7 +344,8 @@ impl<W: Weight> VNode<W> {
     }
 
     /// Bytes this node holds: the node with its count ([`Counted`]: 8 bytes) and its tree
-    /// array with its `Arc` counts (16) (the trees' own nodes and chunks are not included).
+    /// array with its count and length ([`CountedSlice`]: 16) (the trees' own nodes and
+    /// chunks are not included).
     pub(crate) fn bytes(&self) -> usize {
         NODE_BYTES + 16 + std::mem::size_of_val(&*self.block.trees)
     }
@@ -374,6 +380,7 @@ fn mk_sized<W: Weight>(
     size: u32,
 ) -> Counted<VNode<W>> {
     Counted::new(VNode {
+        _line: 0,
         left,
         right,
         own,
@@ -574,21 +581,15 @@ impl<W: Weight> Slots<W> {
         }
         debug_assert_eq!(nonempty & !self.present, 0);
         let len = nonempty.count_ones() as usize;
-        let mut trees = Arc::<[CTree<W>]>::new_uninit_slice(len + spare);
-        let dst = Arc::get_mut(&mut trees).expect("a new Arc is unique");
         // The filled slots by their bits, not a test of each slot: which are filled varies
         // from block to block, a mispredicted branch per slot (a flattening loop over the
         // sixteen slots was 8 % of a 1000-edge batch's time).
-        for (d, i) in dst.iter_mut().zip(ones(nonempty)) {
+        let mut filled = ones(nonempty);
+        let trees = CountedSlice::from_fn(len + spare, |_| match filled.next() {
             // SAFETY: bit `i` of `nonempty` is set: slot `i` is `Some`.
-            d.write(unsafe { self.trees[i].take().unwrap_unchecked() });
-        }
-        for d in &mut dst[len..] {
-            d.write(CTree::default());
-        }
-        // SAFETY: `dst` has one element per `Some` of `self.trees` (written in the first loop)
-        // and `spare` more (the second).
-        let trees = unsafe { trees.assume_init() };
+            Some(i) => unsafe { self.trees[i].take().unwrap_unchecked() },
+            None => CTree::default(),
+        });
         Some((
             Block {
                 present: self.present,
@@ -689,12 +690,7 @@ fn built_arcs<W: Weight>(blocks: &[Built<W>]) -> u64 {
 /// The tree array of block `key` (its address and length), for tests of in-place updates.
 #[cfg(test)]
 pub(crate) fn block_array<W: Weight>(t: &VLink<W>, key: u32) -> Option<(*const CTree<W>, usize)> {
-    find_block(t, key).map(|n| {
-        (
-            Arc::as_ptr(&n.block.trees) as *const CTree<W>,
-            n.block.trees.len(),
-        )
-    })
+    find_block(t, key).map(|n| (CountedSlice::as_ptr(&n.block.trees), n.block.trees.len()))
 }
 
 /// Build from strictly increasing `(vertex, tree)` pairs (every vertex listed is present):
@@ -719,14 +715,6 @@ fn from_sorted<W: Weight>(items: Vec<(Vertex, CTree<W>)>) -> (VLink<W>, u64) {
     (build(&mut blocks), arcs)
 }
 
-/// Where the `Arc` whose data starts at `p` keeps its counts: the two words before the data
-/// (std's `ArcInner`, strong then weak, for data aligned to at most 8 bytes, as the block
-/// arrays are). A prefetch target, never read through.
-#[inline(always)]
-fn arc_counts<T: ?Sized>(p: *const T) -> *const u8 {
-    (p as *const u8).wrapping_sub(16)
-}
-
 /// Prefetch what path copying node `n` touches besides the child it descends into: the other
 /// child and the block's array (copying the node writes their counts).
 #[inline(always)]
@@ -734,9 +722,9 @@ fn prefetch_node<W: Weight>(n: &VNode<W>) {
     for c in [&n.left, &n.right].into_iter().flatten() {
         prefetch(Counted::as_ptr(c));
     }
-    let a = Arc::as_ptr(&n.block.trees);
-    prefetch(arc_counts(a));
-    prefetch(a as *const u8);
+    let a = CountedSlice::as_ptr(&n.block.trees);
+    prefetch(CountedSlice::count_ptr(a));
+    prefetch(a);
 }
 
 /// What [`warm`] loads for: a path copy (the other child and every tree of a found block,
@@ -815,7 +803,7 @@ fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
             .zip(g)
             .filter_map(|((f, o), k)| Some((((*f)?, o), k)))
         {
-            if mode == Warm::Lend || own && Arc::strong_count(&n.block.trees) == 1 {
+            if mode == Warm::Lend || own && CountedSlice::count(&n.block.trees) == 1 {
                 n.block.prefetch_tree((k - (n.key << LOG_K)) as usize);
             } else {
                 n.block.prefetch_trees();
@@ -1130,7 +1118,7 @@ fn reclaim<W: Weight>(link: VLink<W>, es: &[CopiedNode<W>], ahead: &[CopiedNode<
                     nonempty, trees, ..
                 } = block;
                 let mut trees = trees;
-                match super::unique_mut(&mut trees) {
+                match CountedSlice::get_mut(&mut trees) {
                     Some(ts) => {
                         for p in lent_slots(nonempty, e.slots) {
                             // SAFETY: the lent tree is the new version's now: overwritten
@@ -1707,7 +1695,7 @@ where
             // (One process, alternating rounds, RMAT scale 20, 1 thread: inserts of 10 and
             // 1000 edges 7-9 % faster, of 1e5 2 %; deletes, which seldom take it, even.)
             if edgeless {
-                let a = Arc::as_ptr(&n.block.trees) as *const u8;
+                let a = CountedSlice::as_ptr(&n.block.trees) as *const u8;
                 let end = a.wrapping_add(std::mem::size_of_val(&*n.block.trees));
                 let mut p = a.wrapping_add(48);
                 while p < end {
@@ -1962,7 +1950,7 @@ where
     // An array that nothing else holds gives its touched trees to `f` to update in place
     // (their slots are left empty: only untouched slots are read again below).
     let mut taken: [Option<CTree<W>>; K] = std::array::from_fn(|_| None);
-    if let Some(trees) = super::unique_mut(&mut block.trees) {
+    if let Some(trees) = CountedSlice::get_mut(&mut block.trees) {
         for (v, _) in items {
             let i = (v - base) as usize;
             if block.nonempty >> i & 1 == 1 {
@@ -2008,7 +1996,7 @@ where
             .enumerate()
             .filter(move |&(_, i)| touched >> i & 1 == 0)
     };
-    if let Some(trees) = super::unique_mut(&mut block.trees) {
+    if let Some(trees) = CountedSlice::get_mut(&mut block.trees) {
         if nonempty == old {
             for i in ones(touched & nonempty) {
                 trees[rank(nonempty, i)] = next[i]
@@ -2037,7 +2025,7 @@ where
     slots.present = present;
     // An array edited in place that outgrows itself is replaced by one with a spare slot,
     // which the next id to gain edges fills in place (path copying makes exact arrays).
-    let spare = match super::unique_mut(&mut block.trees) {
+    let spare = match CountedSlice::get_mut(&mut block.trees) {
         Some(trees) => {
             for (rank, i) in kept() {
                 slots.trees[i] = Some(std::mem::take(&mut trees[rank]));
@@ -2083,7 +2071,7 @@ where
     F: Fn(Vertex, Option<Cur<'_, W>>, &I) -> Option<CTree<W>>,
 {
     let i = (v - base) as usize;
-    let Some(trees) = super::unique_mut(&mut block.trees) else {
+    let Some(trees) = CountedSlice::get_mut(&mut block.trees) else {
         return false;
     };
     if block.nonempty >> i & 1 == 1 {
