@@ -36,8 +36,14 @@ and freed inside the timed call; a line of versions that nothing else holds; unt
 Aspen's figures include). Since run 85 the copy lends (`vtree::Lending` in
 `weald-storage/src/ctree/`): what the new version shares with the replaced one is not
 counted, and the replaced version's copied nodes are then freed without touching what they
-lent. `weald in place` updates the loaded graph itself, which
-nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
+lent. Run 86 adds `vtree::rejoin` (a copied node no longer reads its untouched child) and
+single-count vertex-tree nodes (`counted::Counted`); run 87 (0d9a6a0) adds the writer's
+spare allocations (`counted::Spare`: a batch's copy takes the nodes the previous batch's
+settling freed, without the allocator's free-list load) and `Slots::finish_spare` by mask
+bits; block arrays joined the spare after it (ab6057f, +4–6 % at 1 thread in an A/B, in
+`ctree/mod.rs` under "Lending"). This machine's speed wanders by up to 2× between processes
+and hours: only rows of one run compare, and A/B figures of each change are in `ctree/mod.rs`.
+`weald in place` updates the loaded graph itself, which nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
 replaces is freed inside the timed call.
 """

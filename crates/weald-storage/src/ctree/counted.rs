@@ -409,7 +409,7 @@ const NONE: usize = usize::MAX;
 
 /// The class of allocations of `l`, or `NONE`.
 const fn spare_class(l: Layout) -> usize {
-    if l.align() == 8 && l.size() % SPARE_STEP == 0 && l.size() / SPARE_STEP < SPARE_CLASSES {
+    if l.align() == 8 && l.size().is_multiple_of(SPARE_STEP) && l.size() / SPARE_STEP < SPARE_CLASSES {
         l.size() / SPARE_STEP
     } else {
         NONE
@@ -676,7 +676,7 @@ mod tests {
 
     #[test]
     fn a_spare_hands_back_what_was_freed_in_it() {
-        assert!(Counted::<NodeSized>::CLASS == 4 && Counted::<[u64; 2]>::CLASS == super::NONE);
+        const { assert!(Counted::<NodeSized>::CLASS == 4 && Counted::<[u64; 2]>::CLASS == super::NONE) };
         let mut spare = Spare::default();
         let (a, b) = spare.with(|| {
             let a = node(1);

@@ -368,8 +368,16 @@
 //!   (+21 % / +20 %), 1e3 3.26e5 / 3.41e5 → 3.53e5 / 3.72e5 (+8 % / +9 %); the allocator's pop
 //!   went from 21 % of the profile of 1000-edge batches to 7 % (block arrays and chunks,
 //!   which still come from the allocator);
-//! * the slots (8a3f081 → the next commit), 5 processes each: 10 2.83e5 / 3.14e5 → 2.99e5 /
-//!   3.33e5 (+6 %), 1e3 3.80e5 / 4.08e5 → 4.14e5 / 4.38e5 (+9 % / +7 %).
+//! * the slots (8a3f081 → 0d9a6a0), 5 processes each: 10 2.83e5 / 3.14e5 → 2.99e5 / 3.33e5
+//!   (+6 %), 1e3 3.80e5 / 4.08e5 → 4.14e5 / 4.38e5 (+9 % / +7 %);
+//! * block arrays kept by the spare too (0d9a6a0 → ab6057f): the arrays became
+//!   `counted::CountedSlice` (one count and the length before the trees, as `Counted`), whose
+//!   allocations the spare keeps by size (16-byte classes up to 528 bytes, 4 MiB in all). The
+//!   pointer is one word instead of an `Arc<[T]>`'s two, so a node shrank to 48 bytes; left at
+//!   that (56 with its count, straddling lines), batches of 10 inserted 15 % slower and 1e3
+//!   2 % faster, so it is padded back to one 64-byte line: 10 3.31e5 / 3.53e5 → 3.43e5 /
+//!   3.66e5 (+4 %), 1e3 4.47e5 / 4.76e5 → 4.73e5 / 5.01e5 (+6 % / +5 %), 5 processes each.
+//!   The allocator's pop is then 4 % of the profile (chunks and edge-tree nodes).
 //!
 //! (The machine ran faster than the day before, and faster in the second set than in the
 //! first: the sets do not compare with each other.)
