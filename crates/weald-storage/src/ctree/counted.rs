@@ -409,7 +409,10 @@ const NONE: usize = usize::MAX;
 
 /// The class of allocations of `l`, or `NONE`.
 const fn spare_class(l: Layout) -> usize {
-    if l.align() == 8 && l.size().is_multiple_of(SPARE_STEP) && l.size() / SPARE_STEP < SPARE_CLASSES {
+    if l.align() == 8
+        && l.size().is_multiple_of(SPARE_STEP)
+        && l.size() / SPARE_STEP < SPARE_CLASSES
+    {
         l.size() / SPARE_STEP
     } else {
         NONE
