@@ -744,12 +744,17 @@ enum Warm {
 /// nodes in cache. Copying a block clones all its trees, so all are prefetched; in place
 /// ([`Warm::InPlace`]), a block whose path and array nothing else holds (it will be edited in
 /// place) has only the items' own trees prefetched, and a lending copy ([`Warm::Lend`]) loads
-/// the path, the block's array and the items' own trees. (Groups of 32, so that a batch of 10 edges walks
-/// its 20 paths in one group instead of two, measured even: versioned batches of 10 and 1000,
-/// 1 thread, three interleaved rounds, −2.6 to +4 %, 2026-11-30.)
+/// the path, the block's array and the items' own trees.
+///
+/// Groups of 32, so that a batch of 10 edges (20 arcs) walks its paths in one group instead of
+/// two. Against groups of 16 (2026-12-03, AMD EPYC, 1 thread, `weald bench updates` on RMAT
+/// scale 20, the two binaries alternating, 8 processes each of 3,000 trials), versioned
+/// batches of 10 inserted 2.8 % faster (ahead in 8 of 8 pairs) and deleted 1.6 % faster (8 of
+/// 8), batches of 100 1.6 % / 1.3 %; batches of 1000 +3 % / +4 % in 6 pairs of 300 trials.
+/// (Measured even on 2026-11-30, before lending and the writer's spare: −2.6 to +4 %.)
 fn warm<W: Weight, I>(t: &VLink<W>, items: &[(Vertex, I)], mode: Warm) {
     let in_place = mode != Warm::Copy;
-    const GROUP: usize = 16;
+    const GROUP: usize = 32;
     let Some(root) = t.as_ref() else { return };
     // In place, a node on a path that it and every node above it are unshared is only read
     // (its count, its key, the link to follow): the other child and the array of a node
