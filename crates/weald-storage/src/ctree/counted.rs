@@ -55,6 +55,46 @@ unsafe impl<T: Send + Sync> Sync for Counted<T> {}
 /// Counts above this abort the process, as `Arc`'s do (a leak of clones, not a real count).
 const MAX_COUNT: usize = isize::MAX as usize;
 
+/// Is `count` (of a reference its caller holds) one? Then no other reference exists or can
+/// appear, and what every former owner did before releasing happens before what the caller
+/// does next.
+#[inline(always)]
+fn is_unique(count: &AtomicUsize) -> bool {
+    if count.load(Ordering::Relaxed) != 1 {
+        return false;
+    }
+    // The other owners' release decrements (read above, or earlier ones of its release
+    // sequence) happen before what we do with the value.
+    fence(Ordering::Acquire);
+    true
+}
+
+/// Count a new reference, made from one the caller holds.
+#[inline(always)]
+fn retain(count: &AtomicUsize) {
+    // Relaxed, as in `Arc::clone`: the holder of the existing reference keeps the value alive
+    // meanwhile.
+    if count.fetch_add(1, Ordering::Relaxed) > MAX_COUNT {
+        std::process::abort();
+    }
+}
+
+/// Release the caller's reference: true if it was the last (the caller frees the value).
+#[inline(always)]
+fn release(count: &AtomicUsize) -> bool {
+    // The last reference frees without a locked instruction (no weak reference can revive
+    // the value); another owner's release decrement makes the last owner's load see one.
+    if is_unique(count) {
+        return true;
+    }
+    if count.fetch_sub(1, Ordering::Release) == 1 {
+        // The others released it meanwhile: acquire, as `Arc`'s drop does.
+        fence(Ordering::Acquire);
+        return true;
+    }
+    false
+}
+
 impl<T> Counted<T> {
     /// Bytes of an allocation: the value with its count.
     pub(crate) const ALLOC_BYTES: usize = std::mem::size_of::<Inner<T>>();
@@ -143,13 +183,7 @@ impl<T> Counted<T> {
     /// caller does next.
     #[inline(always)]
     fn unique(this: &Self) -> bool {
-        if Self::count(this) != 1 {
-            return false;
-        }
-        // The other owners' release decrements (read above, or earlier ones of its release
-        // sequence) happen before what we do with the value.
-        fence(Ordering::Acquire);
-        true
+        is_unique(&this.inner().count)
     }
 
     /// The value, to edit, if this is its only reference (`Arc::get_mut`).
@@ -191,12 +225,7 @@ impl<T> Counted<T> {
 impl<T> Clone for Counted<T> {
     #[inline]
     fn clone(&self) -> Self {
-        // Relaxed, as in `Arc::clone`: a new reference is made from an existing one, whose
-        // holder keeps the value alive meanwhile.
-        let old = self.inner().count.fetch_add(1, Ordering::Relaxed);
-        if old > MAX_COUNT {
-            std::process::abort();
-        }
+        retain(&self.inner().count);
         Counted {
             ptr: self.ptr,
             _owns: PhantomData,
@@ -207,13 +236,7 @@ impl<T> Clone for Counted<T> {
 impl<T> Drop for Counted<T> {
     #[inline]
     fn drop(&mut self) {
-        // The last reference frees without a locked instruction (no weak reference can revive
-        // the value); another owner's release decrement makes the last owner's load see one.
-        if Self::unique(self) {
-            self.drop_slow();
-        } else if self.inner().count.fetch_sub(1, Ordering::Release) == 1 {
-            // The others released it meanwhile: acquire, as `Arc`'s drop does.
-            fence(Ordering::Acquire);
+        if release(&self.inner().count) {
             self.drop_slow();
         }
     }
@@ -325,11 +348,7 @@ impl<T> CountedSlice<T> {
     /// As [`Counted::unique`].
     #[inline(always)]
     fn unique(this: &Self) -> bool {
-        if Self::count(this) != 1 {
-            return false;
-        }
-        fence(Ordering::Acquire);
-        true
+        is_unique(&this.header().count)
     }
 
     /// The elements, to edit, if this is the array's only reference.
@@ -364,11 +383,7 @@ impl<T> CountedSlice<T> {
 impl<T> Clone for CountedSlice<T> {
     #[inline]
     fn clone(&self) -> Self {
-        // As `Counted::clone`.
-        let old = self.header().count.fetch_add(1, Ordering::Relaxed);
-        if old > MAX_COUNT {
-            std::process::abort();
-        }
+        retain(&self.header().count);
         CountedSlice {
             ptr: self.ptr,
             _owns: PhantomData,
@@ -379,11 +394,7 @@ impl<T> Clone for CountedSlice<T> {
 impl<T> Drop for CountedSlice<T> {
     #[inline]
     fn drop(&mut self) {
-        // As `Counted::drop`.
-        if Self::unique(self) {
-            self.drop_slow();
-        } else if self.header().count.fetch_sub(1, Ordering::Release) == 1 {
-            fence(Ordering::Acquire);
+        if release(&self.header().count) {
             self.drop_slow();
         }
     }
@@ -399,8 +410,9 @@ impl<T> Deref for CountedSlice<T> {
 }
 
 /// The [`Spare`] classes: allocations of 8-byte alignment whose size is a multiple of
-/// `SPARE_STEP`, below `SPARE_STEP * SPARE_CLASSES` (a vertex-tree node with its count, 64
-/// bytes; a block array of up to 32 trees with its header).
+/// `SPARE_STEP`, below `SPARE_STEP * SPARE_CLASSES`: a vertex-tree node with its count (64
+/// bytes) and a block array with its header, of up to 32 trees (528 bytes; blocks have 16 ids
+/// now, and `vtree` asserts that a full array has a class, `slice_is_spared`).
 const SPARE_STEP: usize = 16;
 const SPARE_CLASSES: usize = 34;
 
@@ -419,8 +431,18 @@ const fn spare_class(l: Layout) -> usize {
     }
 }
 
+/// Does a [`Spare`] keep the allocations of a [`CountedSlice`] of `len` `T`s?
+pub(crate) const fn slice_is_spared<T>(len: usize) -> bool {
+    std::mem::align_of::<T>() <= std::mem::align_of::<SliceHeader>() && {
+        let bytes = std::mem::size_of::<SliceHeader>() + len * std::mem::size_of::<T>();
+        bytes.is_multiple_of(SPARE_STEP) && bytes / SPARE_STEP < SPARE_CLASSES
+    }
+}
+
 /// Bytes of free allocations a [`Spare`] keeps at most (beyond them, frees go to the
-/// allocator): more than a batch of 1e4 edges copies.
+/// allocator): more than a batch of 1e4 edges copies. The vectors of their addresses come on
+/// top (8 bytes an allocation, never shrunk: at most half as much again while every kept
+/// allocation is of the smallest class, 16 bytes), and [`Spare::bytes`] counts them too.
 const SPARE_MAX_BYTES: usize = 4 << 20;
 
 /// How many allocations ahead of the one handed out [`Spare`] starts loading (the lines are
@@ -720,20 +742,40 @@ mod tests {
         assert_eq!(drops.load(Ordering::SeqCst), 1);
         assert_eq!(nodes(&spare), 1);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            spare.with(|| panic!("inside"));
+            spare.with(|| {
+                // Taken from the spare, and dropped by the unwinding while it is in use.
+                let _held = (node(1), node(2));
+                panic!("inside")
+            });
         }));
         assert!(r.is_err());
         assert!(
             super::IN_USE.get().is_null(),
             "the spare is no longer in use"
         );
+        assert_eq!(nodes(&spare), 2, "the unwinding's frees went to the spare");
         let mut inner = Spare::default();
         spare.with(|| {
             inner.with(|| drop(node(0)));
-            // Takes the outer spare's one allocation and gives it back; then two at once.
-            drop(node(0));
+            // Takes the outer spare's last allocation and gives it back; then two at once.
+            drop((node(0), node(0)));
             let (x, y) = (node(0), node(0));
             drop((x, y));
+            // A nested use that unwinds leaves the outer one in use.
+            let outer = super::IN_USE.get();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                inner.with(|| {
+                    let _held = node(3);
+                    panic!("nested")
+                })
+            }));
+            assert!(r.is_err());
+            assert_eq!(
+                super::IN_USE.get(),
+                outer,
+                "the outer spare is in use again"
+            );
+            drop(node(4));
         });
         assert_eq!((nodes(&spare), nodes(&inner)), (2, 1));
     }

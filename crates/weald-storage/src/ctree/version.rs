@@ -93,7 +93,8 @@ pub struct Retired<W: Weight> {
 struct WriterState<W: Weight> {
     retired: Vec<Arc<Version<W>>>,
     number: u64,
-    /// The node allocations the last copied batch freed, for the next one to take.
+    /// The node and block-array allocations the last copied batch freed, for the next one
+    /// to take.
     spare: Spare,
 }
 
@@ -329,8 +330,11 @@ impl<W: Weight> VersionedGraph<W> {
         st.retired.len()
     }
 
-    /// Bytes the store keeps besides its versions: the free node allocations the writer
-    /// holds for its next batch (at most 2 MiB), and the list of retired versions.
+    /// Bytes the store keeps besides its versions: the free node and block-array
+    /// allocations the writer holds for its next batch (at most 4 MiB, and the addresses of
+    /// them), and the list of retired versions. While a batch runs on a pool thread, jobs
+    /// that thread steals meanwhile (another graph's work) free into and take from the same
+    /// spare, so it may hold memory that graph freed.
     pub fn spare_bytes(&self) -> usize {
         let st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         st.spare.bytes() + st.retired.capacity() * std::mem::size_of::<Arc<Version<W>>>()

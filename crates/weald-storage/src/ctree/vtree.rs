@@ -242,6 +242,12 @@ pub(crate) struct VNode<W: Weight> {
 // ([`Counted`]), a node is 64 bytes.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
+// The writer's spare keeps every block array (at most K trees, and a spare slot: see
+// `update_block_mut`), weighted or not.
+const _: () = assert!(
+    super::counted::slice_is_spared::<CTree<()>>(K + 1)
+        && super::counted::slice_is_spared::<CTree<f64>>(K + 1)
+);
 
 /// Bytes of a node's allocation: the node and its count.
 const NODE_BYTES: usize = Counted::<VNode<()>>::ALLOC_BYTES;
