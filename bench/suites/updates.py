@@ -41,7 +41,8 @@ single-count vertex-tree nodes (`counted::Counted`); run 87 (0d9a6a0) adds the w
 spare allocations (`counted::Spare`: a batch's copy takes the nodes the previous batch's
 settling freed, without the allocator's free-list load) and `Slots::finish_spare` by mask
 bits; block arrays joined the spare after it (ab6057f, +4–6 % at 1 thread in an A/B, in
-`ctree/mod.rs` under "Lending"). This machine's speed wanders by up to 2× between processes
+`ctree/mod.rs` under "Lending"), and `vtree::warm` walks 32 paths at a time instead of 16
+(f18b870, +2.8 % / +1.6 % on batches of 10). This machine's speed wanders by up to 2× between processes
 and hours: only rows of one run compare, and A/B figures of each change are in `ctree/mod.rs`.
 `weald in place` updates the loaded graph itself, which nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
