@@ -287,6 +287,18 @@ impl<T> CountedSlice<T> {
             .expect("a block array's size overflows")
     }
 
+    /// Does a [`Spare`] keep the allocations of arrays of `len` elements (their [`layout`]'s
+    /// class)?
+    ///
+    /// [`layout`]: Self::layout
+    pub(crate) const fn spared(len: usize) -> bool {
+        let bytes = Self::HEADER + len * std::mem::size_of::<T>();
+        match Layout::from_size_align(bytes, std::mem::align_of::<SliceHeader>()) {
+            Ok(l) => spare_class(l) != NONE,
+            Err(_) => false,
+        }
+    }
+
     /// An array of `len` elements, each `fill(i)` (which must not panic: the array would leak).
     #[inline]
     pub(crate) fn from_fn(len: usize, mut fill: impl FnMut(usize) -> T) -> Self {
@@ -412,7 +424,7 @@ impl<T> Deref for CountedSlice<T> {
 /// The [`Spare`] classes: allocations of 8-byte alignment whose size is a multiple of
 /// `SPARE_STEP`, below `SPARE_STEP * SPARE_CLASSES`: a vertex-tree node with its count (64
 /// bytes) and a block array with its header, of up to 32 trees (528 bytes; blocks have 16 ids
-/// now, and `vtree` asserts that a full array has a class, `slice_is_spared`).
+/// now, and `vtree` asserts that a full array has a class, `CountedSlice::spared`).
 const SPARE_STEP: usize = 16;
 const SPARE_CLASSES: usize = 34;
 
@@ -428,14 +440,6 @@ const fn spare_class(l: Layout) -> usize {
         l.size() / SPARE_STEP
     } else {
         NONE
-    }
-}
-
-/// Does a [`Spare`] keep the allocations of a [`CountedSlice`] of `len` `T`s?
-pub(crate) const fn slice_is_spared<T>(len: usize) -> bool {
-    std::mem::align_of::<T>() <= std::mem::align_of::<SliceHeader>() && {
-        let bytes = std::mem::size_of::<SliceHeader>() + len * std::mem::size_of::<T>();
-        bytes.is_multiple_of(SPARE_STEP) && bytes / SPARE_STEP < SPARE_CLASSES
     }
 }
 

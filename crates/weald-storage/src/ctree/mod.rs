@@ -802,10 +802,10 @@
 //!
 //! ## Memory
 //!
-//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its
-//! 8-byte count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and
-//! its array (a 16-byte header, its count and length, + 16 per vertex with edges); per vertex with edges its
-//! prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b arcs) 40 + 16
+//! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its 8-byte
+//! count, `counted::Counted`, since 2026-12-02; 16 bytes of `Arc` counts before) and its array
+//! (a 16-byte header, its count and length, + 16 per vertex with edges); per vertex with edges
+//! its prefix chunk (8-byte header + its bytes); per edge-tree node (one per ~b arcs) 40 + 16
 //! bytes (+ `W::BYTES` for the head's weight); per arc the chunk's width in bits (a few for
 //! clustered neighbours; for random ones about log2(n / degree) plus two or three, the width
 //! being that of the chunk's widest gap), plus `W::BYTES`.

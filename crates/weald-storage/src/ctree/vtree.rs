@@ -244,10 +244,8 @@ pub(crate) struct VNode<W: Weight> {
 const _: () = assert!(std::mem::size_of::<VNode<()>>() == 56);
 // The writer's spare keeps every block array (at most K trees, and a spare slot: see
 // `update_block_mut`), weighted or not.
-const _: () = assert!(
-    super::counted::slice_is_spared::<CTree<()>>(K + 1)
-        && super::counted::slice_is_spared::<CTree<f64>>(K + 1)
-);
+const _: () =
+    assert!(CountedSlice::<CTree<()>>::spared(K + 1) && CountedSlice::<CTree<f64>>::spared(K + 1));
 
 /// Bytes of a node's allocation: the node and its count.
 const NODE_BYTES: usize = Counted::<VNode<()>>::ALLOC_BYTES;
