@@ -172,14 +172,21 @@ def test_acknowledged_updates_survive_a_killed_process(tmp_path):
     """)
     p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True,
                          env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)})
-    threading.Timer(120, p.kill).start()  # a hung child fails the test instead of hanging it
+    # A hung child fails the test instead of hanging it. The timer is cancelled once the child
+    # is reaped (and is a daemon): a live timer thread held the interpreter's exit for 120 s.
+    timer = threading.Timer(120, p.kill)
+    timer.daemon = True
+    timer.start()
     acked = []
-    for line in p.stdout:
-        acked.append(int(line.split()[0]))
-        if len(acked) >= 300:
-            break
-    p.kill()
-    p.wait()
+    try:
+        for line in p.stdout:
+            acked.append(int(line.split()[0]))
+            if len(acked) >= 300:
+                break
+    finally:
+        p.kill()
+        p.wait()
+        timer.cancel()
     assert len(acked) >= 300
     with weald.Store(d) as st:
         with st.snapshot() as s:
