@@ -68,16 +68,7 @@ fn bfs<'py>(
             let d = with_target!(&t, g => algo::bfs::depths(g, s, &Default::default()))?;
             (d, None)
         };
-        let depth: Vec<i64> = depth
-            .iter()
-            .map(|&d| {
-                if d == algo::bfs::UNREACHED {
-                    -1
-                } else {
-                    d as i64
-                }
-            })
-            .collect();
+        let depth = algo::bfs::signed_depths(&depth);
         Ok((depth, parent.map(|p| parent_array(&p))))
     })?;
     let depth = PyArray1::from_vec(py, depth).into_any();

@@ -412,16 +412,7 @@ fn run_typed<G: InGraph>(
                 algo::bfs::verify(g, s, &out)
             });
             let reached = depth.iter().filter(|&&d| d != algo::bfs::UNREACHED).count();
-            let depth = depth
-                .iter()
-                .map(|&d| {
-                    if d == algo::bfs::UNREACHED {
-                        -1
-                    } else {
-                        d as i64
-                    }
-                })
-                .collect();
+            let depth = algo::bfs::signed_depths(&depth);
             (Values::Int(depth), Some(reached as f64), ver)
         }
         Algorithm::Bc => {

@@ -11,6 +11,15 @@ pub use direction_opt::{depths, run, tree_parents, Output, Params, UNREACHED};
 use std::collections::VecDeque;
 use weald_graph::{Graph, Vertex, NO_VERTEX};
 
+/// Depths as signed numbers, `-1` for a vertex the search did not reach: what the front ends
+/// hand out (the command's per-vertex output, the Python package's arrays).
+pub fn signed_depths(depth: &[u32]) -> Vec<i64> {
+    depth
+        .iter()
+        .map(|&d| if d == UNREACHED { -1 } else { i64::from(d) })
+        .collect()
+}
+
 /// Check a BFS output from `source` (as GAPBS's BFS verifier, plus exact depths):
 ///
 /// * the arrays have `n` entries, `parent[source] = source` and `depth[source] = 0`;
