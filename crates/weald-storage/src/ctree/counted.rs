@@ -287,6 +287,11 @@ impl<T> CountedSlice<T> {
             .expect("a block array's size overflows")
     }
 
+    /// Bytes of the allocation of an array of `len` elements, header included.
+    pub(crate) fn alloc_bytes(len: usize) -> usize {
+        Self::layout(len).size()
+    }
+
     /// Does a [`Spare`] keep the allocations of arrays of `len` elements (their [`layout`]'s
     /// class)?
     ///
@@ -443,11 +448,12 @@ const fn spare_class(l: Layout) -> usize {
     }
 }
 
-/// Bytes of free allocations a [`Spare`] keeps at most (beyond them, frees go to the
-/// allocator): more than a batch of 1e4 edges copies. The vectors of their addresses come on
-/// top (8 bytes an allocation, never shrunk: at most half as much again while every kept
+/// Bytes of free allocations a [`Spare`] keeps at least room for (beyond its limit, frees go
+/// to the allocator): more than a batch of 1e4 edges copies. Its owner raises the limit to
+/// what one batch can free ([`Spare::limit_to`]). The vectors of their addresses come on top
+/// (8 bytes an allocation, never shrunk: at most half as much again while every kept
 /// allocation is of the smallest class, 16 bytes), and [`Spare::bytes`] counts them too.
-const SPARE_MAX_BYTES: usize = 4 << 20;
+pub(crate) const SPARE_MIN_BYTES: usize = 4 << 20;
 
 /// How many allocations ahead of the one handed out [`Spare`] starts loading (the lines are
 /// written whole when used, but a store to a line not in the cache waits for it).
@@ -470,6 +476,8 @@ pub(crate) struct Spare {
     free: [Vec<NonNull<u8>>; SPARE_CLASSES],
     /// Bytes of the allocations in `free`.
     held: usize,
+    /// Bytes of allocations kept at most.
+    limit: usize,
 }
 
 impl Default for Spare {
@@ -477,6 +485,7 @@ impl Default for Spare {
         Spare {
             free: std::array::from_fn(|_| Vec::new()),
             held: 0,
+            limit: SPARE_MIN_BYTES,
         }
     }
 }
@@ -504,6 +513,22 @@ impl Spare {
         }
         let _restore = Restore(IN_USE.replace(self as *mut Spare));
         f()
+    }
+
+    /// Keep at most `bytes` of free allocations (never less than [`SPARE_MIN_BYTES`]), freeing
+    /// what is held beyond it now.
+    pub(crate) fn limit_to(&mut self, bytes: usize) {
+        self.limit = bytes.max(SPARE_MIN_BYTES);
+        for (class, free) in self.free.iter_mut().enumerate().rev() {
+            while self.held > self.limit {
+                let Some(p) = free.pop() else { break };
+                self.held -= class * SPARE_STEP;
+                let layout =
+                    Layout::from_size_align(class * SPARE_STEP, 8).expect("a class's layout");
+                // SAFETY: a free allocation of its class's layout, owned by the spare alone.
+                unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+            }
+        }
     }
 
     /// Bytes held: the free allocations and the vectors of their addresses.
@@ -562,7 +587,7 @@ fn spare_put(p: NonNull<u8>, class: usize) -> bool {
     // SAFETY: as in `spare_take`; the push may allocate, which does not reach the spare.
     let s = unsafe { &mut *s };
     let bytes = class * SPARE_STEP;
-    if s.held + bytes > SPARE_MAX_BYTES {
+    if s.held + bytes > s.limit {
         return false;
     }
     s.free[class].push(p);
@@ -788,12 +813,26 @@ mod tests {
     fn a_spare_keeps_at_most_its_limit() {
         let mut spare = Spare::default();
         spare.with(|| {
-            let max = super::SPARE_MAX_BYTES / 64;
+            let max = super::SPARE_MIN_BYTES / 64;
             let v: Vec<_> = (0..max + 10).map(|i| node(i as u64)).collect();
             drop(v);
         });
-        assert_eq!(nodes(&spare), super::SPARE_MAX_BYTES / 64);
-        assert_eq!(spare.held, super::SPARE_MAX_BYTES);
+        assert_eq!(nodes(&spare), super::SPARE_MIN_BYTES / 64);
+        assert_eq!(spare.held, super::SPARE_MIN_BYTES);
+        // A raised limit keeps more; lowering it frees the excess at once, and no limit is
+        // below the minimum.
+        let max = 2 * super::SPARE_MIN_BYTES / 64;
+        spare.limit_to(2 * super::SPARE_MIN_BYTES);
+        spare.with(|| {
+            let v: Vec<_> = (0..max + 10).map(|i| node(i as u64)).collect();
+            drop(v);
+        });
+        assert_eq!(nodes(&spare), max);
+        spare.limit_to(super::SPARE_MIN_BYTES + 64);
+        assert_eq!(spare.held, super::SPARE_MIN_BYTES + 64);
+        assert_eq!(nodes(&spare), super::SPARE_MIN_BYTES / 64 + 1);
+        spare.limit_to(0);
+        assert_eq!(spare.held, super::SPARE_MIN_BYTES);
     }
 
     #[test]

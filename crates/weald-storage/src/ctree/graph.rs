@@ -982,6 +982,12 @@ impl<W: Weight> CTreeGraph<W> {
         }
     }
 
+    /// Bytes that freeing every vertex-tree node with its block array could give back at most
+    /// (what a batch's settling frees is part of that). O(1).
+    pub(crate) fn vertex_tree_bound(&self) -> usize {
+        self.out.node_bytes_bound() + self.inn.as_ref().map_or(0, VTree::node_bytes_bound)
+    }
+
     /// Check every structural invariant (tests).
     #[cfg(test)]
     pub(crate) fn check(&self) {

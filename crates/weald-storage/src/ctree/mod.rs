@@ -358,7 +358,7 @@
 //! settling with the writer's spare in use on its thread: a node freed there (the settling's
 //! `try_unwrap`, or a last owner's drop) leaves its allocation on a vector, and a node made
 //! there takes the last one, while the line of the eighth from the top is asked for. At most
-//! 4 MiB is kept (`VersionedGraph::spare_bytes`, which the leak tests count); other threads
+//! 4 MiB was kept (since raised, below; `VersionedGraph::spare_bytes`, which the leak tests count); other threads
 //! (a large batch's forks) use the allocator. Then `Slots::finish_spare` moved the filled
 //! slots of a block by their mask's bits instead of a branch per slot (the branch follows
 //! which slots are filled, different in each block: 8 % of the time of 1000-edge batches, in
@@ -389,6 +389,25 @@
 //! spare's next allocations with `PREFETCHW` (the line fetched owned, for the stores that
 //! will fill it) instead of a plain prefetch was slower: batches of 10 2.84e5 / 3.11e5 →
 //! 2.63e5 / 2.84e5 (−7 % / −9 %, behind in every pair), 1000 even; not kept.
+//!
+//! *The spare keeps what a large batch frees* (2026-12-07, AMD EPYC). At first a spare kept at
+//! most 4 MiB, more than a batch of 1e4 edges copies; a batch of 1e5 RMAT edges (~76,000
+//! distinct sources) copies a large part of the 65,536 blocks' nodes and arrays, so most of
+//! its nodes came from the allocator again, whose
+//! pop was then 17 % of the profile of 1e5-edge batches (`perf record` of `bench updates
+//! --batch-sizes 100000 --trials 40`). The writer now raises its spare's limit before each
+//! batch to what freeing the whole vertex tree could give back (`VTree::node_bytes_bound`:
+//! nodes × (64 + a full array's 272 bytes), 22 MB at RMAT scale 20; never below 4 MiB), so
+//! the spare holds at most what the last batches freed, memory the replaced version held while
+//! the batch ran anyway. The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
+//! T -q bench updates FILE --batch-sizes 100000,1000000 --trials 9 --json`, the two binaries
+//! alternating, medians of the processes, inserted / deleted edges per second: 1 thread (6
+//! processes each) 1e5 1.89e6 / 1.93e6 → 1.95e6 / 2.08e6, 1e6 5.82e6 / 6.03e6 → 5.95e6 /
+//! 6.14e6; 2 threads (3 each) even (1e5 3.56e6 / 3.72e6 → 3.67e6 / 3.83e6, 1e6 1.09e7 /
+//! 1.10e7 → 1.06e7 / 1.09e7). Measured and dropped with it: loading the replaced trees'
+//! chunks and roots in the settling walk ahead of the array that frees them (the array 8 or
+//! 16 entries ahead, the trees 4 or 8): the walk's samples moved from freeing the array to
+//! reading the slots ahead, even in all.
 //!
 //! ## In place (what nobody else holds)
 //!

@@ -223,6 +223,9 @@ impl<W: Weight> VersionedGraph<W> {
         rule: Combine,
     ) -> (u64, BatchResult) {
         let mut spare = std::mem::take(&mut st.spare);
+        // Room for all that a batch on this graph can free: a large batch copies most of the
+        // vertex tree, and the next one takes those allocations back.
+        spare.limit_to(self.acquire().graph().vertex_tree_bound());
         let out = spare.with(|| self.copy_and_settle(st, batch, rule));
         st.spare = spare;
         out
@@ -331,8 +334,9 @@ impl<W: Weight> VersionedGraph<W> {
     }
 
     /// Bytes the store keeps besides its versions: the free node and block-array
-    /// allocations the writer holds for its next batch (at most 4 MiB, and the addresses of
-    /// them), and the list of retired versions. While a batch runs on a pool thread, jobs
+    /// allocations the writer holds for its next batch (at most what freeing the whole vertex
+    /// tree would give back, and at least room for 4 MiB; and the addresses of them), and the
+    /// list of retired versions. While a batch runs on a pool thread, jobs
     /// that thread steals meanwhile (another graph's work) free into and take from the same
     /// spare, so it may hold memory that graph freed.
     pub fn spare_bytes(&self) -> usize {

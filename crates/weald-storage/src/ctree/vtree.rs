@@ -1516,6 +1516,12 @@ impl<W: Weight> VTree<W> {
         self.arcs
     }
 
+    /// Bytes that freeing every node of the tree with its block array could give back at
+    /// most (each array counted full, K trees). O(1).
+    pub(crate) fn node_bytes_bound(&self) -> usize {
+        size(&self.root) as usize * (NODE_BYTES + CountedSlice::<CTree<W>>::alloc_bytes(K))
+    }
+
     /// Bytes of the block index (its capacity) and of the lineage count.
     pub(crate) fn index_bytes(&self) -> usize {
         self.index.nodes.capacity() * std::mem::size_of::<NodePtr<W>>() + 16
