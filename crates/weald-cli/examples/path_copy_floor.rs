@@ -18,7 +18,12 @@
 //!   node takes the counts of its F − 1 other children);
 //! * `binary, no counts`: the binary shape with nodes and payloads in an arena addressed by
 //!   index and never freed one by one (the floor of path copying without per-node counts, as
-//!   a version-range reclamation would allow).
+//!   a version-range reclamation would allow);
+//! * `lent F-ary` (F = 16, 64, 256): a radix trie whose nodes are arrays of F eight-byte links
+//!   copied bitwise, as a lending copy (`vtree::Lending`) takes what it shares without a count,
+//!   so a wide node costs its bytes and no count per child; payloads in an arena, as for the
+//!   arena's shape. Each round builds its trie afresh, so its first round also pays the page
+//!   faults of fresh memory.
 //!
 //! Each shape runs on one batch repeated (`hot`: every line in cache) and on 1,000 distinct
 //! batches in turn (`cold`), the shapes alternating, two rounds; it prints nanoseconds per key.
@@ -188,6 +193,92 @@ impl Arena {
     }
 }
 
+/// A lent radix trie of fan-out F over the block keys: nodes are arrays of F eight-byte links
+/// (an inner node's links are its children's addresses, a leaf level's are payload indices),
+/// owned by `nodes` and copied bitwise, with payloads in an arena.
+struct Lent<const F: usize> {
+    nodes: Vec<Box<[u64; F]>>,
+    payloads: Vec<Payload>,
+    /// Key span of the root.
+    span: u32,
+}
+
+impl<const F: usize> Lent<F> {
+    fn new() -> Self {
+        Lent {
+            nodes: Vec::new(),
+            payloads: Vec::new(),
+            span: span::<F>(),
+        }
+    }
+
+    /// The node at address `link`.
+    fn node(&self, link: u64) -> &[u64; F] {
+        // SAFETY: every inner link is the address of a node `nodes` owns (boxed, so it never
+        // moves while `self` lives), and nodes are dropped only with it or by `truncate`
+        // after the versions that reach them are gone.
+        unsafe { &*(link as *const [u64; F]) }
+    }
+
+    fn own(&mut self, n: Box<[u64; F]>) -> u64 {
+        let link = &*n as *const [u64; F] as u64;
+        self.nodes.push(n);
+        link
+    }
+
+    /// Build the subtree of keys `lo..lo + span`, returning its link.
+    fn build(&mut self, lo: u32, span: u32) -> u64 {
+        let s = span / F as u32;
+        let mut n = Box::new([u64::MAX; F]);
+        for (i, slot) in n.iter_mut().enumerate() {
+            let k = lo + i as u32 * s;
+            if k >= BLOCKS {
+                break;
+            }
+            *slot = if s == 1 {
+                self.payloads.push([k as u64; 20]);
+                self.payloads.len() as u64 - 1
+            } else {
+                self.build(k, s)
+            };
+        }
+        self.own(n)
+    }
+
+    /// A copy of the subtree `link` (keys `lo..lo + span`) with the payloads of `ks` edited.
+    fn update(&mut self, link: u64, lo: u32, span: u32, ks: &[u32]) -> u64 {
+        let s = span / F as u32;
+        let mut n = Box::new(*self.node(link));
+        let mut rest = ks;
+        while let Some(&k) = rest.first() {
+            let i = ((k - lo) / s) as usize;
+            let end = rest.partition_point(|&x| (x - lo) / s == i as u32);
+            n[i] = if s == 1 {
+                let q = edited(&self.payloads[n[i] as usize]);
+                self.payloads.push(q);
+                self.payloads.len() as u64 - 1
+            } else {
+                self.update(n[i], lo + i as u32 * s, s, &rest[..end])
+            };
+            rest = &rest[end..];
+        }
+        self.own(n)
+    }
+}
+
+/// Nanoseconds per key of the lent trie of fan-out F on `bs`, its versions kept until the
+/// clock stops.
+fn lent_per_key<const F: usize>(bs: &[Vec<u32>], rounds: usize, keys: usize) -> f64 {
+    let mut t = Lent::<F>::new();
+    let root = t.build(0, t.span);
+    t.nodes.reserve(rounds * keys * 4);
+    t.payloads.reserve(rounds * keys);
+    per_key(bs, rounds, |ks, k| {
+        let span = t.span;
+        k.push(t.update(root, 0, span, ks))
+    })
+}
+
 fn batches(count: usize, keys: usize) -> Vec<Vec<u32>> {
     let mut x = 0x2545_f491_4f6c_dd1du64;
     (0..count)
@@ -239,6 +330,7 @@ fn main() {
     arena.nodes.reserve(rounds * keys * 18);
     arena.payloads.reserve(rounds * keys);
     let base = (arena.nodes.len(), arena.payloads.len());
+
     println!("{keys} keys per batch (before dedup), {rounds} batches, ns per key:");
     for (label, distinct) in [("hot", 1), ("cold", 1000)] {
         let bs = batches(distinct, keys);
@@ -258,9 +350,13 @@ fn main() {
             });
             arena.nodes.truncate(base.0);
             arena.payloads.truncate(base.1);
+            let l16 = lent_per_key::<16>(&bs, rounds, keys);
+            let l64 = lent_per_key::<64>(&bs, rounds, keys);
+            let l256 = lent_per_key::<256>(&bs, rounds, keys);
             println!(
                 "{label} round {round}: binary {b:.0}, 4-ary {f4:.0}, 8-ary {f8:.0}, \
-                 16-ary {f16:.0}, binary without counts {free:.0}"
+                 16-ary {f16:.0}, binary without counts {free:.0}, lent 16-ary {l16:.0}, \
+                 64-ary {l64:.0}, 256-ary {l256:.0}"
             );
         }
     }

@@ -209,6 +209,24 @@
 //! range of versions that can reach them (see the paragraph above on a line of versions), not
 //! a reshaped tree.
 //!
+//! *Wide nodes, lent* (2026-12-07, AMD EPYC; `path_copy_floor 20 3000`, two runs of two
+//! rounds). The argument against fan-out above counted a copied node's F − 1 shared
+//! children. A lending copy (below) counts nothing it shares, so a wide node then costs only
+//! its bytes: the model's `lent F-ary` tries (nodes of F eight-byte links copied bitwise,
+//! payloads in an arena) cost, in ns per key hot / cold: 16-ary 75–88 / 206–331, 64-ary
+//! 128–152 / 238–599, 256-ary 247–356 / 342–684 (2 KB nodes: the writes of fresh lines
+//! dominate), against 89–128 / 339–347 for the binary shape without counts and 299–389 /
+//! 630–855 for the counted binary one in the same runs. A 16-ary radix trie over the block
+//! keys (four levels at 65,536 blocks, a 128-byte node) copied by lending is thus the
+//! cheapest index the model has measured, a third of the counted binary's cold cost, with a
+//! quarter of the nodes per path to allocate and settle. It is not built: it would replace
+//! the vertex treap (its in-place paths, block index, lending entries and flat snapshots),
+//! and when a reader holds the replaced version the settling counts 15 links per copied node
+//! (the counted 16-ary figures, 392–473 / 647–727). Even so the model puts the vertex index
+//! alone at ~200–330 ns a key cold, close to the whole 350 ns an arc that 2× Aspen's batches
+//! of 10 leave, so no index the model has measured brings this machine to that goal; it is
+//! the largest step left for small versioned batches.
+//!
 //! ## Aspen's setting (what the versioned figures measure)
 //!
 //! Aspen's tool (`run_batch_updates`) calls `insert_edges_batch` on its versioned graph, which
