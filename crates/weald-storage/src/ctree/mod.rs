@@ -836,6 +836,12 @@
 //! BC 4 % faster to 7 % slower in three pairs of `backends_ab` runs: not kept. With
 //! b = 65,536 (`B=65536 backends_ab`), MIS took 1.33–1.42× the CSR against 1.52–1.64× at
 //! b = 256, BFS 1.58× against 1.55–1.63×.
+//! (2026-12-07, AMD EPYC) An in-order walk of an edge tree (`tree::for_each_node`,
+//! `fold_nodes`: the tails of a vertex with more than one chunk) asks for a node's children
+//! and its tail chunk on arriving at it, so the right subtree and the tail load while the left
+//! one is walked: `backends_ab`, the binaries alternating, two pairs each, ratio to the CSR
+//! before → after: PageRank 2.41 / 2.37 → 2.30 / 2.19, MIS 1.46–1.53 → 1.48–1.51 (even), BC
+//! 1.57–1.87 → 1.60–2.09 (this machine's swings were wider than any change).
 //!
 //! ## Memory
 //!

@@ -493,6 +493,7 @@ impl<W: Weight> CTree<W> {
 
 fn for_each_node<W: Weight>(l: &Link<W>, f: &mut impl FnMut(Vertex, W) -> bool) -> bool {
     let Some(n) = l else { return true };
+    prefetch_node(n);
     for_each_node(&n.left, f)
         && f(n.head, n.w)
         && n.tail.for_each(n.head, &mut *f)
@@ -502,6 +503,7 @@ fn for_each_node<W: Weight>(l: &Link<W>, f: &mut impl FnMut(Vertex, W) -> bool) 
 /// Fold `f` over the nodes in order (`f` folds a node's head and its tail).
 fn fold_nodes<W: Weight, T>(l: &Link<W>, acc: T, f: &mut impl FnMut(T, &Node<W>) -> T) -> T {
     let Some(n) = l else { return acc };
+    prefetch_node(n);
     let acc = fold_nodes(&n.left, acc, f);
     let acc = f(acc, n);
     fold_nodes(&n.right, acc, f)
