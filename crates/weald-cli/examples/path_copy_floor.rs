@@ -197,7 +197,8 @@ impl Arena {
 /// (an inner node's links are its children's addresses, a leaf level's are payload indices),
 /// owned by `nodes` and copied bitwise, with payloads in an arena.
 struct Lent<const F: usize> {
-    nodes: Vec<Box<[u64; F]>>,
+    /// The nodes, from `Box::into_raw`: freed only by `Drop`.
+    nodes: Vec<*mut [u64; F]>,
     payloads: Vec<Payload>,
     /// Key span of the root.
     span: u32,
@@ -214,16 +215,15 @@ impl<const F: usize> Lent<F> {
 
     /// The node at address `link`.
     fn node(&self, link: u64) -> &[u64; F] {
-        // SAFETY: every inner link is the address of a node `nodes` owns (boxed, so it never
-        // moves while `self` lives), and nodes are dropped only with it or by `truncate`
-        // after the versions that reach them are gone.
+        // SAFETY: every inner link is the address of a node in `nodes`, a live allocation
+        // from `Box::into_raw` that only `Drop` frees, and never written after `own`.
         unsafe { &*(link as *const [u64; F]) }
     }
 
     fn own(&mut self, n: Box<[u64; F]>) -> u64 {
-        let link = &*n as *const [u64; F] as u64;
-        self.nodes.push(n);
-        link
+        let p = Box::into_raw(n);
+        self.nodes.push(p);
+        p as u64
     }
 
     /// Build the subtree of keys `lo..lo + span`, returning its link.
@@ -263,6 +263,15 @@ impl<const F: usize> Lent<F> {
             rest = &rest[end..];
         }
         self.own(n)
+    }
+}
+
+impl<const F: usize> Drop for Lent<F> {
+    fn drop(&mut self) {
+        for &p in &self.nodes {
+            // SAFETY: from `Box::into_raw` in `own`, freed once, here.
+            drop(unsafe { Box::from_raw(p) });
+        }
     }
 }
 

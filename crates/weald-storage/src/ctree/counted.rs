@@ -448,11 +448,12 @@ const fn spare_class(l: Layout) -> usize {
     }
 }
 
-/// Bytes of free allocations a [`Spare`] keeps at least room for (beyond its limit, frees go
-/// to the allocator): more than a batch of 1e4 edges copies. Its owner raises the limit to
-/// what one batch can free ([`Spare::limit_to`]). The vectors of their addresses come on top
-/// (8 bytes an allocation, never shrunk: at most half as much again while every kept
-/// allocation is of the smallest class, 16 bytes), and [`Spare::bytes`] counts them too.
+/// The least limit of a [`Spare`]'s free allocations (beyond its limit, frees go to the
+/// allocator): more than a batch of 1e4 edges copies. Its owner raises the limit to what one
+/// batch can free ([`Spare::limit_to`]). The vectors of their addresses come on top (8 bytes
+/// an allocation, never shrunk: at most half as much again as the highest limit so far, were
+/// every kept allocation of the smallest class, 16 bytes), and [`Spare::bytes`] counts them
+/// too.
 pub(crate) const SPARE_MIN_BYTES: usize = 4 << 20;
 
 /// How many allocations ahead of the one handed out [`Spare`] starts loading (the lines are
@@ -833,6 +834,28 @@ mod tests {
         assert_eq!(nodes(&spare), super::SPARE_MIN_BYTES / 64 + 1);
         spare.limit_to(0);
         assert_eq!(spare.held, super::SPARE_MIN_BYTES);
+        // Trimming frees the largest class first, then goes on to smaller ones: two more nodes
+        // and four 96-byte slices (class 6) on top, then a limit 128 bytes below what is held
+        // takes two slices and keeps every node, and a limit of 64 bytes over the minimum takes
+        // the other two slices and one node.
+        let m = super::SPARE_MIN_BYTES;
+        spare.limit_to(m + 128 + 4 * 96);
+        // Made outside the spare (made inside, they would take its nodes).
+        let extra = ((node(0), node(1)), (0..4).map(slice5).collect::<Vec<_>>());
+        spare.with(|| drop(extra));
+        assert_eq!((nodes(&spare), spare.free[6].len()), (m / 64 + 2, 4));
+        assert_eq!(spare.held, m + 128 + 4 * 96);
+        spare.limit_to(m + 4 * 96);
+        assert_eq!((nodes(&spare), spare.free[6].len()), (m / 64 + 2, 2));
+        assert_eq!(spare.held, m + 128 + 2 * 96);
+        spare.limit_to(m + 64);
+        assert_eq!((nodes(&spare), spare.free[6].len()), (m / 64 + 1, 0));
+        assert_eq!(spare.held, m + 64);
+    }
+
+    /// A block-array-like slice of 96 bytes with its header (class 6).
+    fn slice5(x: u64) -> CountedSlice<[u64; 2]> {
+        CountedSlice::from_fn(5, |i| [x + i as u64; 2])
     }
 
     #[test]

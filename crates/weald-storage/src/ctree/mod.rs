@@ -376,8 +376,8 @@
 //! settling with the writer's spare in use on its thread: a node freed there (the settling's
 //! `try_unwrap`, or a last owner's drop) leaves its allocation on a vector, and a node made
 //! there takes the last one, while the line of the eighth from the top is asked for. At most
-//! 4 MiB was kept (since raised, below; `VersionedGraph::spare_bytes`, which the leak tests count); other threads
-//! (a large batch's forks) use the allocator. Then `Slots::finish_spare` moved the filled
+//! 4 MiB was kept (since raised, below; `VersionedGraph::spare_bytes`, which the leak tests
+//! count); other threads (a large batch's forks) use the allocator. Then `Slots::finish_spare` moved the filled
 //! slots of a block by their mask's bits instead of a branch per slot (the branch follows
 //! which slots are filled, different in each block: 8 % of the time of 1000-edge batches, in
 //! its loop alone). `bench updates --batch-sizes 10,1000 --trials 300`, binaries alternating,
@@ -415,9 +415,9 @@
 //! pop was then 17 % of the profile of 1e5-edge batches (`perf record` of `bench updates
 //! --batch-sizes 100000 --trials 40`). The writer now raises its spare's limit before each
 //! batch to what freeing the whole vertex tree could give back (`VTree::node_bytes_bound`:
-//! nodes × (64 + a full array's 272 bytes), 22 MB at RMAT scale 20; never below 4 MiB), so
-//! the spare holds at most what the last batches freed, memory the replaced version held while
-//! the batch ran anyway. The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
+//! nodes × (64 + the 288 bytes of a full array with a spare slot), 23 MB at RMAT scale 20;
+//! never below 4 MiB), so the spare holds at most what the last batches freed, memory the
+//! replaced version held while the batch ran anyway (and keeps it while the store lives). The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
 //! T -q bench updates FILE --batch-sizes 100000,1000000 --trials 9 --json`, the two binaries
 //! alternating, medians of the processes, inserted / deleted edges per second: 1 thread (6
 //! processes each) 1e5 1.89e6 / 1.93e6 → 1.95e6 / 2.08e6, 1e6 5.82e6 / 6.03e6 → 5.95e6 /

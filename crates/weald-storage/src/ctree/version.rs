@@ -222,23 +222,24 @@ impl<W: Weight> VersionedGraph<W> {
         batch: &UpdateBatch<W>,
         rule: Combine,
     ) -> (u64, BatchResult) {
+        let cur = self.acquire();
         let mut spare = std::mem::take(&mut st.spare);
         // Room for all that a batch on this graph can free: a large batch copies most of the
         // vertex tree, and the next one takes those allocations back.
-        spare.limit_to(self.acquire().graph().vertex_tree_bound());
-        let out = spare.with(|| self.copy_and_settle(st, batch, rule));
+        spare.limit_to(cur.graph().vertex_tree_bound());
+        let out = spare.with(|| self.copy_and_settle(st, cur, batch, rule));
         st.spare = spare;
         out
     }
 
-    /// `apply_copying` without the spare.
+    /// `apply_copying` without the spare, on the latest version `cur`.
     fn copy_and_settle(
         &self,
         st: &mut WriterState<W>,
+        cur: Snapshot<W>,
         batch: &UpdateBatch<W>,
         rule: Combine,
     ) -> (u64, BatchResult) {
-        let cur = self.acquire();
         // Lending (`CTreeGraph::apply_lending`): the new version takes what it shares with
         // this one without counting it, and once this one is released the debt is settled:
         // its copied nodes are freed without touching what they lent. A version some reader
@@ -334,9 +335,11 @@ impl<W: Weight> VersionedGraph<W> {
     }
 
     /// Bytes the store keeps besides its versions: the free node and block-array
-    /// allocations the writer holds for its next batch (at most what freeing the whole vertex
-    /// tree would give back, and at least room for 4 MiB; and the addresses of them), and the
-    /// list of retired versions. While a batch runs on a pool thread, jobs
+    /// allocations the writer holds for its next batch (at most the larger of 4 MiB and what
+    /// freeing the whole vertex tree of the version the last batch replaced could give back;
+    /// kept for as long as the store lives, so up to about the vertex trees' size in free
+    /// memory after a large batch; and the addresses of them), and the list of retired
+    /// versions. While a batch runs on a pool thread, jobs
     /// that thread steals meanwhile (another graph's work) free into and take from the same
     /// spare, so it may hold memory that graph freed.
     pub fn spare_bytes(&self) -> usize {

@@ -1517,9 +1517,10 @@ impl<W: Weight> VTree<W> {
     }
 
     /// Bytes that freeing every node of the tree with its block array could give back at
-    /// most (each array counted full, K trees). O(1).
+    /// most (each array counted at its largest: K trees and the spare slot an array edited in
+    /// place may keep). O(1).
     pub(crate) fn node_bytes_bound(&self) -> usize {
-        size(&self.root) as usize * (NODE_BYTES + CountedSlice::<CTree<W>>::alloc_bytes(K))
+        size(&self.root) as usize * (NODE_BYTES + CountedSlice::<CTree<W>>::alloc_bytes(K + 1))
     }
 
     /// Bytes of the block index (its capacity) and of the lineage count.
