@@ -425,7 +425,11 @@
 //! 1.10e7 → 1.06e7 / 1.09e7). Measured and dropped with it: loading the replaced trees'
 //! chunks and roots in the settling walk ahead of the array that frees them (the array 8 or
 //! 16 entries ahead, the trees 4 or 8): the walk's samples moved from freeing the array to
-//! reading the slots ahead, even in all.
+//! reading the slots ahead, even in all. Nor did chunks pay in the spare (a throwaway build:
+//! chunk allocations rounded up to 16 bytes, align 8, so that they share the spare's classes;
+//! the same A/B, 4 processes each): 1e5 2.02e6 / 2.09e6 → 2.06e6 / 2.19e6, 1e6 6.05e6 /
+//! 6.21e6 → 6.05e6 / 6.45e6, 1e3 7.19e5 / 8.23e5 → 6.30e5 / 7.77e5, for ~8 bytes more per
+//! chunk allocation; not kept.
 //!
 //! ## In place (what nobody else holds)
 //!
