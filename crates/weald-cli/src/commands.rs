@@ -171,7 +171,8 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
         .iter()
         .map(|r| {
             json!({"size": r.size, "insert_eps": r.insert_eps, "delete_eps": r.delete_eps,
-                        "insert_s": r.insert_seconds, "delete_s": r.delete_seconds})
+                        "insert_s": r.insert_seconds, "delete_s": r.delete_seconds,
+                        "held_bytes": r.held_bytes})
         })
         .collect();
     if a.json {

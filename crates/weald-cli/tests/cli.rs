@@ -731,6 +731,8 @@ fn bench_updates_reports_every_batch_size() {
         b[1]["insert_eps"].as_f64().unwrap() > 0.0 && b[1]["delete_eps"].as_f64().unwrap() > 0.0
     );
     assert_eq!(v["in_place"], false);
+    // A line of versions keeps what each batch's settling freed for the next batch's copy.
+    assert!(b[1]["held_bytes"].as_u64().unwrap() > 0);
     // In place: the same report, on the loaded graph itself.
     let w = json(&weald(&[
         "-q",
@@ -752,6 +754,7 @@ fn bench_updates_reports_every_batch_size() {
     assert!(
         b[0]["insert_eps"].as_f64().unwrap() > 0.0 && b[0]["delete_eps"].as_f64().unwrap() > 0.0
     );
+    assert_eq!(b[0]["held_bytes"], 0);
 }
 
 /// Writes `lines` to a file in `dir` and returns its path as a string.

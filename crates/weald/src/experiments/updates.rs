@@ -20,6 +20,10 @@ pub struct BatchTiming {
     pub delete_eps: f64,
     pub insert_seconds: Vec<f64>,
     pub delete_seconds: Vec<f64>,
+    /// Bytes the store kept besides its versions once this size's trials were done: the
+    /// writer's free allocations for its next batch ([`VersionedGraph::spare_bytes`]); 0 in
+    /// place, where no version is copied.
+    pub held_bytes: usize,
 }
 
 /// Where the experiment's batches come from.
@@ -75,9 +79,14 @@ pub fn batch_updates<W: Weight>(
 ) -> Result<Vec<BatchTiming>> {
     let n = base.num_vertices();
     let vg = VersionedGraph::new(base);
-    run(n, sizes, trials, sampling, |batch, pairs| {
-        versioned_trial(&vg, batch, pairs)
-    })
+    run(
+        n,
+        sizes,
+        trials,
+        sampling,
+        |batch, pairs| versioned_trial(&vg, batch, pairs),
+        || vg.spare_bytes(),
+    )
 }
 
 /// One trial of [`batch_updates`]: `batch` inserted into the latest version of `vg`, then
@@ -115,24 +124,27 @@ pub fn batch_updates_in_place<W: Weight>(
     trials: usize,
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
-    run(g.num_vertices(), sizes, trials, sampling, |batch, pairs| {
+    let n = g.num_vertices();
+    let trial = |batch: &[(Vertex, Vertex, W)], pairs: &[(Vertex, Vertex)]| {
         let t = Instant::now();
         g.insert_edges_mut(batch, Combine::Min);
         let ti = t.elapsed().as_secs_f64();
         let t = Instant::now();
         g.delete_edges_mut(pairs);
         (ti, t.elapsed().as_secs_f64())
-    })
+    };
+    run(n, sizes, trials, sampling, trial, || 0)
 }
 
 /// Sample the batches over ids `0..n` and time `trial(batch, its pairs)` -> (insert,
-/// delete seconds) for each.
+/// delete seconds) for each; `held()` gives each size's [`BatchTiming::held_bytes`].
 fn run<W: Weight>(
     n: usize,
     sizes: &[usize],
     trials: usize,
     sampling: Sampling,
     mut trial: impl FnMut(&[(Vertex, Vertex, W)], &[(Vertex, Vertex)]) -> (f64, f64),
+    held: impl Fn() -> usize,
 ) -> Result<Vec<BatchTiming>> {
     if sizes.is_empty() || sizes.contains(&0) {
         return Err(WealdError::Invalid("batch sizes must be positive".into()));
@@ -192,6 +204,7 @@ fn run<W: Weight>(
             delete_eps: eps(&del),
             insert_seconds: ins,
             delete_seconds: del,
+            held_bytes: held(),
         });
     }
     Ok(out)
