@@ -479,6 +479,9 @@ pub(crate) struct Spare {
     held: usize,
     /// Bytes of allocations kept at most.
     limit: usize,
+    /// Bytes of the allocations of its classes freed while in use since [`Spare::freed`] was
+    /// last asked, kept or not.
+    freed: usize,
 }
 
 impl Default for Spare {
@@ -487,6 +490,7 @@ impl Default for Spare {
             free: std::array::from_fn(|_| Vec::new()),
             held: 0,
             limit: SPARE_MIN_BYTES,
+            freed: 0,
         }
     }
 }
@@ -514,6 +518,12 @@ impl Spare {
         }
         let _restore = Restore(IN_USE.replace(self as *mut Spare));
         f()
+    }
+
+    /// Bytes of the allocations of its classes freed while it was in use (kept or given to the
+    /// allocator) since the last call: what a batch's settling gave back.
+    pub(crate) fn freed(&mut self) -> usize {
+        std::mem::take(&mut self.freed)
     }
 
     /// Keep at most `bytes` of free allocations (never less than [`SPARE_MIN_BYTES`]), freeing
@@ -588,6 +598,7 @@ fn spare_put(p: NonNull<u8>, class: usize) -> bool {
     // SAFETY: as in `spare_take`; the push may allocate, which does not reach the spare.
     let s = unsafe { &mut *s };
     let bytes = class * SPARE_STEP;
+    s.freed += bytes;
     if s.held + bytes > s.limit {
         return false;
     }
@@ -820,6 +831,9 @@ mod tests {
         });
         assert_eq!(nodes(&spare), super::SPARE_MIN_BYTES / 64);
         assert_eq!(spare.held, super::SPARE_MIN_BYTES);
+        // Every free counts as freed, the ten beyond the limit too; asking resets it.
+        assert_eq!(spare.freed(), super::SPARE_MIN_BYTES + 10 * 64);
+        assert_eq!(spare.freed(), 0);
         // A raised limit keeps more; lowering it frees the excess at once, and no limit is
         // below the minimum.
         let max = 2 * super::SPARE_MIN_BYTES / 64;

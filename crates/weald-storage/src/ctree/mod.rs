@@ -413,14 +413,16 @@
 //! distinct sources) copies a large part of the 65,536 blocks' nodes and arrays, so most of
 //! its nodes came from the allocator again, whose
 //! pop was then 17 % of the profile of 1e5-edge batches (`perf record` of `bench updates
-//! --batch-sizes 100000 --trials 40`). The writer now raises its spare's limit before each
-//! batch to what freeing the whole vertex tree could give back (`VTree::node_bytes_bound`:
-//! nodes × (64 + the 288 bytes of a full array with a spare slot), 23 MB at RMAT scale 20;
-//! never below 4 MiB), so the spare holds at most what the last batches freed, memory the
-//! replaced version held while the batch ran anyway (and keeps it while the store lives).
-//! `weald bench updates --json` reports it after each size's trials (`held_bytes`): on RMAT
-//! scale 20, whose graph takes 86.6 MB, 29 KB after batches of 10, 1.5 MB after 1e3, 15.8 MB
-//! after 1e5 and 19.3 MB after 1e6. The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
+//! --batch-sizes 100000 --trials 40`). The writer now sets its spare's limit before each
+//! batch to twice what the batch before freed, at least 4 MiB and at most what freeing the
+//! whole vertex tree could give back (`VTree::node_bytes_bound`: nodes × (64 + the 288 bytes
+//! of a full array with a spare slot), 23 MB at RMAT scale 20), so the spare holds at most
+//! about what the last batches freed, memory the replaced version held while the batch ran
+//! anyway, and gives it back after small batches. `weald bench updates --json` reports it
+//! after each size's trials (`held_bytes`): on RMAT scale 20, whose graph takes 86.6 MB,
+//! 29 KB after batches of 10, 1.5 MB after 1e3, 15.8 MB after 1e5 and 19.3 MB after 1e6
+//! (measured with the limit at the vertex tree's bound; the first batch of a size now keeps
+//! at most the last size's need). The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
 //! T -q bench updates FILE --batch-sizes 100000,1000000 --trials 9 --json`, the two binaries
 //! alternating, medians of the processes, inserted / deleted edges per second: 1 thread (6
 //! processes each) 1e5 1.89e6 / 1.93e6 → 1.95e6 / 2.08e6, 1e6 5.82e6 / 6.03e6 → 5.95e6 /

@@ -224,9 +224,12 @@ impl<W: Weight> VersionedGraph<W> {
     ) -> (u64, BatchResult) {
         let cur = self.acquire();
         let mut spare = std::mem::take(&mut st.spare);
-        // Room for all that a batch on this graph can free: a large batch copies most of the
-        // vertex tree, and the next one takes those allocations back.
-        spare.limit_to(cur.graph().vertex_tree_bound());
+        // Room for what the last batch freed, twice over (the next is likely of its size: a
+        // large batch copies most of the vertex tree, and the next one takes those allocations
+        // back), never more than the whole vertex tree can free; after small batches the
+        // limit falls back, and what a large one left is given back to the allocator.
+        let need = spare.freed().saturating_mul(2);
+        spare.limit_to(need.min(cur.graph().vertex_tree_bound()));
         let out = spare.with(|| self.copy_and_settle(st, cur, batch, rule));
         st.spare = spare;
         out
@@ -335,11 +338,11 @@ impl<W: Weight> VersionedGraph<W> {
     }
 
     /// Bytes the store keeps besides its versions: the free node and block-array
-    /// allocations the writer holds for its next batch (at most the larger of 4 MiB and what
-    /// freeing the whole vertex tree of the version the last batch replaced could give back;
-    /// kept for as long as the store lives, so up to about the vertex trees' size in free
-    /// memory after a large batch; and the addresses of them), and the list of retired
-    /// versions. While a batch runs on a pool thread, jobs
+    /// allocations the writer holds for its next batch (at most the larger of 4 MiB and twice
+    /// what the batch before the last freed, and never more than freeing the whole vertex tree
+    /// could give back: up to about the vertex trees' size in free memory after large
+    /// batches, back to 4 MiB after a small one; and the addresses of them), and the list of
+    /// retired versions. While a batch runs on a pool thread, jobs
     /// that thread steals meanwhile (another graph's work) free into and take from the same
     /// spare, so it may hold memory that graph freed.
     pub fn spare_bytes(&self) -> usize {
