@@ -339,7 +339,6 @@ fn main() {
     arena.nodes.reserve(rounds * keys * 18);
     arena.payloads.reserve(rounds * keys);
     let base = (arena.nodes.len(), arena.payloads.len());
-
     println!("{keys} keys per batch (before dedup), {rounds} batches, ns per key:");
     for (label, distinct) in [("hot", 1), ("cold", 1000)] {
         let bs = batches(distinct, keys);

@@ -534,10 +534,8 @@ impl Spare {
             while self.held > self.limit {
                 let Some(p) = free.pop() else { break };
                 self.held -= class * SPARE_STEP;
-                let layout =
-                    Layout::from_size_align(class * SPARE_STEP, 8).expect("a class's layout");
-                // SAFETY: a free allocation of its class's layout, owned by the spare alone.
-                unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+                // SAFETY: a free allocation of this class, taken out of the spare.
+                unsafe { free_class(p, class) };
             }
         }
     }
@@ -556,13 +554,22 @@ impl Spare {
 impl Drop for Spare {
     fn drop(&mut self) {
         for (class, free) in self.free.iter_mut().enumerate() {
-            let layout = Layout::from_size_align(class * SPARE_STEP, 8).expect("a class's layout");
             for p in free.drain(..) {
-                // SAFETY: a free allocation of its class's layout, owned by the spare alone.
-                unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+                // SAFETY: a free allocation of this class, taken out of the spare.
+                unsafe { free_class(p, class) };
             }
         }
     }
+}
+
+/// Give the free allocation `p` of class `class` back to the allocator.
+///
+/// # Safety
+/// `p` is a free allocation of the class's layout (size `class * SPARE_STEP`, align 8, the
+/// layouts `spare_class` admits) that nothing else owns.
+unsafe fn free_class(p: NonNull<u8>, class: usize) {
+    let layout = Layout::from_size_align(class * SPARE_STEP, 8).expect("a class's layout");
+    std::alloc::dealloc(p.as_ptr(), layout);
 }
 
 /// An allocation of class `class` from the spare in use on this thread, if any.
