@@ -377,8 +377,9 @@
 //! `try_unwrap`, or a last owner's drop) leaves its allocation on a vector, and a node made
 //! there takes the last one, while the line of the eighth from the top is asked for. At most
 //! 4 MiB was kept (since raised, below; `VersionedGraph::spare_bytes`, which the leak tests
-//! count); other threads (a large batch's forks) use the allocator. Then `Slots::finish_spare` moved the filled
-//! slots of a block by their mask's bits instead of a branch per slot (the branch follows
+//! count); other threads (a large batch's forks) use the allocator. Then
+//! `Slots::finish_spare` moved the filled slots of a block by their mask's bits instead of a
+//! branch per slot (the branch follows
 //! which slots are filled, different in each block: 8 % of the time of 1000-edge batches, in
 //! its loop alone). `bench updates --batch-sizes 10,1000 --trials 300`, binaries alternating,
 //! medians of the processes at 1 thread, inserted / deleted edges per second:
@@ -411,30 +412,33 @@
 //! *The spare keeps what a large batch frees* (2026-12-07, AMD EPYC). At first a spare kept at
 //! most 4 MiB, more than a batch of 1e4 edges copies; a batch of 1e5 RMAT edges (~76,000
 //! distinct sources) copies a large part of the 65,536 blocks' nodes and arrays, so most of
-//! its nodes came from the allocator again, whose
-//! pop was then 17 % of the profile of 1e5-edge batches (`perf record` of `bench updates
-//! --batch-sizes 100000 --trials 40`). The writer now sets its spare's limit before each
-//! batch to twice what the batch before freed, at least 4 MiB and at most what freeing the
-//! whole vertex tree could give back (`VTree::node_bytes_bound`: nodes × (64 + the 288 bytes
-//! of a full array with a spare slot), 23 MB at RMAT scale 20), so the spare holds at most
-//! about what the last batches freed, memory the replaced version held while the batch ran
-//! anyway, and gives it back after small batches. `weald bench updates --json` reports it
-//! after each size's trials (`held_bytes`): on RMAT scale 20, whose graph takes 86.6 MB,
-//! 29 KB after batches of 10, 1.5 MB after 1e3, 15.8 MB after 1e5 and 19.3 MB after 1e6
-//! (measured with the limit at the vertex tree's bound; the first batch of a size now keeps
-//! at most the last size's need). The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads
-//! T -q bench updates FILE --batch-sizes 100000,1000000 --trials 9 --json`, the two binaries
-//! alternating, medians of the processes, inserted / deleted edges per second: 1 thread (6
-//! processes each) 1e5 1.89e6 / 1.93e6 → 1.95e6 / 2.08e6, 1e6 5.82e6 / 6.03e6 → 5.95e6 /
-//! 6.14e6; 2 threads (3 each) even (1e5 3.56e6 / 3.72e6 → 3.67e6 / 3.83e6, 1e6 1.09e7 /
-//! 1.10e7 → 1.06e7 / 1.09e7). Measured and dropped with it: loading the replaced trees'
-//! chunks and roots in the settling walk ahead of the array that frees them (the array 8 or
-//! 16 entries ahead, the trees 4 or 8): the walk's samples moved from freeing the array to
-//! reading the slots ahead, even in all. Nor did chunks pay in the spare (a throwaway build:
-//! chunk allocations rounded up to 16 bytes, align 8, so that they share the spare's classes;
-//! the same A/B, 4 processes each): 1e5 2.02e6 / 2.09e6 → 2.06e6 / 2.19e6, 1e6 6.05e6 /
-//! 6.21e6 → 6.05e6 / 6.45e6, 1e3 7.19e5 / 8.23e5 → 6.30e5 / 7.77e5, for ~8 bytes more per
-//! chunk allocation; not kept.
+//! its nodes came from the allocator again, whose pop was then 17 % of the profile of
+//! 1e5-edge batches (`perf record` of `bench updates --batch-sizes 100000 --trials 40`). The
+//! writer now sets its spare's limit before each batch to twice what the batch before freed,
+//! at least 4 MiB and at most what freeing the whole vertex tree could give back
+//! (`VTree::node_bytes_bound`: nodes × (64 + the 288 bytes of a full array with a spare
+//! slot), 23 MB at RMAT scale 20), so the spare holds about what the last batches freed,
+//! memory the replaced version held while the batch ran anyway, and gives it back after
+//! small batches. The pop fell to 8.5 % (chunks and edge-tree nodes). `weald --threads T -q
+//! bench updates FILE --batch-sizes 100000,1000000 --trials 9 --json`, the two binaries
+//! alternating (the limit then at the vertex tree's bound), medians of the processes,
+//! inserted / deleted edges per second: 1 thread (6 processes each) 1e5 1.89e6 / 1.93e6 →
+//! 1.95e6 / 2.08e6, 1e6 5.82e6 / 6.03e6 → 5.95e6 / 6.14e6; 2 threads (3 each) even (1e5
+//! 3.56e6 / 3.72e6 → 3.67e6 / 3.83e6, 1e6 1.09e7 / 1.10e7 → 1.06e7 / 1.09e7); the limit
+//! following the need measured even against the bound at both sizes (3 processes each).
+//! `weald bench updates --json` reports what is held after each size's trials
+//! (`held_bytes`): on RMAT scale 20, whose graph takes 86.6 MB, 29 KB after batches of 10,
+//! 1.5 MB after 1e3, 14.1 MB after 1e5 and 19.3 MB after 1e6, and 5.7 MB after batches of 10
+//! that follow ones of 1e6 (the 4 MiB floor and the address vectors, never shrunk).
+//!
+//! Measured and dropped with it: loading the replaced trees' chunks and roots in the
+//! settling walk ahead of the array that frees them (the array 8 or 16 entries ahead, the
+//! trees 4 or 8): the walk's samples moved from freeing the array to reading the slots
+//! ahead, even in all. Nor did chunks pay in the spare (a throwaway build: chunk allocations
+//! rounded up to 16 bytes, align 8, so that they share the spare's classes; the same A/B, 4
+//! processes each): 1e5 2.02e6 / 2.09e6 → 2.06e6 / 2.19e6, 1e6 6.05e6 / 6.21e6 → 6.05e6 /
+//! 6.45e6, 1e3 7.19e5 / 8.23e5 → 6.30e5 / 7.77e5, for ~8 bytes more per chunk allocation;
+//! not kept.
 //!
 //! ## In place (what nobody else holds)
 //!

@@ -341,10 +341,10 @@ impl<W: Weight> VersionedGraph<W> {
     /// allocations the writer holds for its next batch (at most the larger of 4 MiB and twice
     /// what the batch before the last freed, and never more than freeing the whole vertex tree
     /// could give back: up to about the vertex trees' size in free memory after large
-    /// batches, back to 4 MiB after a small one; and the addresses of them), and the list of
-    /// retired versions. While a batch runs on a pool thread, jobs
-    /// that thread steals meanwhile (another graph's work) free into and take from the same
-    /// spare, so it may hold memory that graph freed.
+    /// batches, back to 4 MiB after two small ones; and the addresses of them), and the list
+    /// of retired versions. While a batch runs on a pool thread, jobs that thread steals
+    /// meanwhile (another graph's work) free into and take from the same spare, so it may
+    /// hold memory that graph freed.
     pub fn spare_bytes(&self) -> usize {
         let st = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         st.spare.bytes() + st.retired.capacity() * std::mem::size_of::<Arc<Version<W>>>()
