@@ -42,8 +42,15 @@ spare allocations (`counted::Spare`: a batch's copy takes the nodes the previous
 settling freed, without the allocator's free-list load) and `Slots::finish_spare` by mask
 bits; block arrays joined the spare after it (ab6057f, +4–6 % at 1 thread in an A/B, in
 `ctree/mod.rs` under "Lending"), and `vtree::warm` walks 32 paths at a time instead of 16
-(f18b870, +2.8 % / +1.6 % on batches of 10). This machine's speed wanders by up to 2× between processes
-and hours: only rows of one run compare, and A/B figures of each change are in `ctree/mod.rs`.
+(f18b870, +2.8 % / +1.6 % on batches of 10). Run 88 (20d6ba4, 2026-12-07) has all of these and
+the spare's limit raised to what freeing the whole vertex tree gives back (+2–8 % at 1e5 and
+1e6 in an A/B). It ran on a faster host than run 87 (the kernel build differs): Weald in
+place inserted batches of 1e6 at 8.2e6 edges/s against 4.48e6, far more than the A/Bs of the
+changes between the runs measured (a few per cent each), while NetworKit stayed level
+(2.10e6 against 2.07e6). This machine's speed wanders by up to 2× between processes, hours
+and hosts, and the hosts are not all of one kind (each command above names its CPU: AMD EPYC
+or Intel Xeon): only rows of one run compare, and A/B figures of each change are in
+`ctree/mod.rs`.
 `weald in place` updates the loaded graph itself, which nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
 replaces is freed inside the timed call.
