@@ -261,12 +261,13 @@
 //! `weald bench updates FILE --batch-sizes 10 --trials 40000`, versioned). `update_rec` takes
 //! 30 % of the samples, `reclaim` (the settling walk) 14 %, `warm` 13 %, `update_block` 7 %,
 //! and `CountedSlice::drop_slow` 5 %. A batch of 10 random edges copies ~256 vertex-tree
-//! nodes (the union of 20 paths down 17 levels), so each copied node costs ~48 ns over its
+//! nodes (the union of 20 paths down 17 levels), so each copied node costs ~50 ns over its
 //! walk, copy and settling, 12.8 µs of the batch's 22.4. No instruction stands out: the first
 //! stores to fresh nodes, the reads of the batch's keys, the counts' checks. The number of
 //! copied nodes is what to cut:
 //! - a 16-ary trie copies ~53 nodes for the same batch;
 //! - a table of per-block slots holding version chains (LLAMA's way) copies none.
+//!
 //! At this per-node cost, the trie would save ~8 µs a batch (~1.0× Aspen's 7.1e5 inserted
 //! edges/s at batches of 10) and the slots ~12 µs (~1.3×). Neither reaches 2×: the blocks'
 //! arrays, edge trees, chunks, sort and publication cost the other ~10 µs.
