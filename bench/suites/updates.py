@@ -48,8 +48,8 @@ the spare's limit raised to what freeing the whole vertex tree gives back (+2–
 place inserted batches of 1e6 at 8.2e6 edges/s against 4.48e6, far more than the A/Bs of the
 changes between the runs measured (a few per cent each), while NetworKit stayed level
 (2.10e6 against 2.07e6). This machine's speed wanders by up to 2× between processes, hours
-and hosts, and the hosts are not all of one kind (each command above names its CPU: AMD EPYC
-or Intel Xeon): only rows of one run compare, and A/B figures of each change are in
+and hosts, and the hosts are not all of one kind (each command in `docs/benchmarks.md` names its
+CPU: AMD EPYC or Intel Xeon): only rows of one run compare, and A/B figures of each change are in
 `ctree/mod.rs`.
 `weald in place` updates the loaded graph itself, which nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch

@@ -56,7 +56,7 @@
 //!
 //! | b | bytes per arc | snapshot over the CSR: PageRank / BC / MIS / BFS | hub batches of 10 / 1e3 / 1e5 / 1e6, inserted edges/s |
 //! |---|---|---|---|
-//! | 256 | 2.76 | 1.46 / 1.41–1.42 / 1.19–1.20 / 1.53 | 2.2e5 / 2.4–2.5e5 / 6.7–7.2e5 / 2.3–2.6e6 |
+//! | 256 | 2.76 | 1.46 / 1.41–1.43 / 1.19–1.20 / 1.50–1.53 | 1.6–2.2e5 / 2.4–2.5e5 / 6.7–7.2e5 / 2.3–2.6e6 |
 //! | 512 | 2.65 | 1.41 / 1.36 / 1.18 / 1.50 | 2.1–2.2e5 / 2.5e5 / 7.7e5 / 2.6e6 |
 //! | 1024 | 2.60 | 1.37 / 1.37 / 1.17 / 1.51 | 2.0e5 / 2.2–2.4e5 / 8.2e5 / 2.8e6 |
 //! | 4096 | 2.54 | — / 1.32 / 1.17 / 1.50 | 1.6e5 / 1.8e5 / 8.7–8.9e5 / 3.0e6 |
@@ -65,16 +65,19 @@
 //!   alternating in one process.
 //! - Hub batches: `weald bench updates FILE --chunk-b B --graph-seed 1`, whose edges come from
 //!   the stream that made the graph, so they land on its hubs (1,000 trials at 10 and 1e3,
-//!   3 at 1e5 and 1e6; two processes each). Deletes moved alike.
+//!   3 at 1e5 and 1e6; two to four processes each, one for b = 512 at 1e5 and 1e6). Deletes
+//!   moved alike. The figures of b = 256 at 10 spread from 1.6e5 to 2.2e5 between processes;
+//!   in the round where b = 256, 512 and 1024 alternated closely they were 2.19–2.21e5.
 //! - Aspen's batches (an independent vertex permutation, so mostly low-degree vertices whose
-//!   arcs all sit in the prefix chunk) were even at every size for b = 256, 512 and 1024 (two
-//!   processes each; 10: 3.4–4.1e5, 1e6: 4.9–5.1e6 inserted edges/s).
+//!   arcs all sit in the prefix chunk) were even at all four sizes for b = 256, 512 and 1024
+//!   (two processes each; 10: 3.4–4.1e5, 1e6: 4.9–5.1e6 inserted edges/s).
 //!
 //! So a graph that is mostly analysed, or large hub batches, gain from b = 512–1024: 4–6 %
-//! less memory, PageRank 4–6 % and BC 3–4 % faster, batches of 1e5 on hubs up to 20 %
-//! faster. Small batches on hubs lose 2–5 % at 512 and 5–12 % at 1024. Since each side moves
-//! by only a few per cent, the default stays. BFS does not move: its pulls stop at the first
-//! in-neighbour in the frontier, mostly in the prefix chunk.
+//! less memory, PageRank 3–6 % and BC 3–5 % faster, batches of 1e5 on hubs 8–23 % faster.
+//! Small batches on hubs lose up to 4 % at 512 (even at 1e3) and 2–8 % at 1024 (the closely
+//! alternated round). Small hub batches lose about what analysis gains, and b = 256 keeps
+//! the figures comparable with Aspen's, so the default stays. BFS does not move: its pulls
+//! stop at the first in-neighbour in the frontier, mostly in the prefix chunk.
 //!
 //! ## Complexity (n = tree size, k = batch size, b = expected chunk size)
 //!
@@ -261,15 +264,18 @@
 //! `weald bench updates FILE --batch-sizes 10 --trials 40000`, versioned). `update_rec` takes
 //! 30 % of the samples, `reclaim` (the settling walk) 14 %, `warm` 13 %, `update_block` 7 %,
 //! and `CountedSlice::drop_slow` 5 %. A batch of 10 random edges copies ~256 vertex-tree
-//! nodes (the union of 20 paths down 17 levels), so each copied node costs ~50 ns over its
-//! walk, copy and settling, 12.8 µs of the batch's 22.4. No instruction stands out: the first
-//! stores to fresh nodes, the reads of the batch's keys, the counts' checks. The number of
-//! copied nodes is what to cut:
+//! nodes (the union of 20 paths down 17 levels). Taking those three functions' 57 % of a
+//! 22.4 µs batch (an estimate: the profile also holds the delete batches, which cost about
+//! the same, and the untimed drawing of batches), a copied node costs ~50 ns over its walk,
+//! copy and settling, 12.8 µs of the batch. No instruction stands out: the first stores to
+//! fresh nodes, the reads of the batch's keys, the counts' checks. The number of copied
+//! nodes is what to cut:
 //! - a 16-ary trie copies ~53 nodes for the same batch;
 //! - a table of per-block slots holding version chains (LLAMA's way) copies none.
 //!
-//! At this per-node cost, the trie would save ~8 µs a batch (~1.0× Aspen's 7.1e5 inserted
-//! edges/s at batches of 10) and the slots ~12 µs (~1.3×). Neither reaches 2×: the blocks'
+//! With the trie's 128-byte nodes at ~1.5× this cost each, it would save ~9 µs a batch
+//! (13.6 µs: ~1.0× Aspen's 7.1e5 inserted edges/s at batches of 10); the slots, with ~40 ns
+//! for each of 20 slots, ~12 µs (10.4 µs: ~1.35×). Neither reaches 2× (7 µs): the blocks'
 //! arrays, edge trees, chunks, sort and publication cost the other ~10 µs.
 //!
 //! *Prefetching the paths through a table of node addresses* (2026-12-07, Intel Xeon; measured
@@ -279,9 +285,9 @@
 //! at first use and corrected by each `warm` walk. Before the lock-step walk of a lending
 //! copy, each key's entries on the lower 11 levels were prefetched, then the nodes they name,
 //! so that the misses of a path's levels overlap instead of following one another. Versioned
-//! batches were 4–5 % slower: 3.8–3.9e5 against 3.9–4.0e5 inserted edges/s at batches of 10,
-//! 5.2e5 against 5.5–5.6e5 at 1e3 (three pairs of processes, 3,000 trials each). The
-//! dependent misses down a path are not what the copy waits on.
+//! batches were 2–5 % slower at 10 (3.8e5 against 3.9–4.0e5 inserted edges/s) and 4–7 % at
+//! 1e3 (5.2e5 against 5.5–5.6e5; three pairs of processes, 3,000 trials each): the table's
+//! prefetches did not pay for its upkeep, `warm` already overlapping most of those misses.
 //!
 //! ## Aspen's setting (what the versioned figures measure)
 //!
@@ -911,6 +917,7 @@
 //! one is walked: `backends_ab`, the binaries alternating, two pairs each, ratio to the CSR
 //! before → after: PageRank 2.41 / 2.37 → 2.30 / 2.19, MIS 1.46–1.53 → 1.48–1.51 (even), BC
 //! 1.57–1.87 → 1.60–2.09 (this machine's swings were wider than any change).
+//!
 //! *A pipeline over an edge tree's nodes in `fold_ahead`* (2026-12-07, Intel Xeon; measured
 //! and dropped). The in-order walk kept the last four nodes in a ring and folded each one
 //! only when the next arrived. Before folding a node, it handed the next node's head and the
@@ -918,7 +925,7 @@
 //! elements read was loading a whole chunk ahead, where `Chunk::for_each_ahead` hands them at
 //! the chunk's start. `backends_ab bc`, two pairs of processes: 1.45 / 1.46× the CSR against
 //! 1.42 / 1.43× without. In a `perf` profile of `backends_ab bc` (both backends, 40 trials
-//! each), the snapshot's own symbols are `Chunk::fold_ahead` at 26.5 % of the samples, the
+//! each), among the snapshot's symbols are `Chunk::fold_ahead` at 26.5 % of the samples, the
 //! hubs' tails at 6.1 % (`tree::for_each_node` 4.7 %, `fold_nodes` 1.4 %), and its pull loop
 //! at the same count as the CSR's (15.8 % each).
 //!
