@@ -254,7 +254,9 @@ pub struct LoadArgs {
     /// a snapshot).
     #[arg(long)]
     backend: Option<String>,
-    /// C-tree chunking: an element starts a chunk with probability 1/b (default 256).
+    /// C-tree chunking: an element starts a chunk with probability 1/b (default 256, Aspen's).
+    /// A larger b (512, 1024) takes a few per cent less memory and scans faster, and makes
+    /// small batches into high-degree vertices a few per cent slower.
     #[arg(long)]
     chunk_b: Option<u32>,
 }
