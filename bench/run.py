@@ -182,7 +182,7 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
         return data["times"], data.get("check", {})
     if is_weald_cli(system) and case.suite == "updates":  # `weald bench updates --json`
         b = data["batches"][0]
-        op = case.name.split()[0]
+        op = next(w for w in case.name.replace(",", " ").split() if w in ("insert", "delete"))
         return b[f"{op}_s"], {"size": b["size"], "memory_bytes": data.get("memory_bytes"), "edges": data["edges"],
                                   "flat_snapshot_s": data.get("flat_snapshot_s")}
     if system == "weald":  # `weald info --json`

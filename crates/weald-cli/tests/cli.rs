@@ -755,6 +755,38 @@ fn bench_updates_reports_every_batch_size() {
         b[0]["insert_eps"].as_f64().unwrap() > 0.0 && b[0]["delete_eps"].as_f64().unwrap() > 0.0
     );
     assert_eq!(b[0]["held_bytes"], 0);
+    // Aspen's tool's protocol: one batch repeated, every trial timed, means reported too.
+    let a = json(&weald(&[
+        "-q",
+        "bench",
+        "updates",
+        &data("static/facebook_combined.txt.gz"),
+        "--batch-sizes",
+        "10,100",
+        "--trials",
+        "4",
+        "--aspen-tool",
+        "--json",
+    ]));
+    assert_eq!(a["sampling"], "aspen-tool");
+    let b = a["batches"].as_array().unwrap();
+    assert_eq!(b.len(), 2);
+    for r in b {
+        assert_eq!(r["insert_s"].as_array().unwrap().len(), 4);
+        assert!(r["insert_eps_mean"].as_f64().unwrap() > 0.0);
+        assert!(r["delete_eps_mean"].as_f64().unwrap() > 0.0);
+    }
+    // It draws its own batches, so it cannot continue the graph's stream.
+    let out = weald(&[
+        "-q",
+        "bench",
+        "updates",
+        &data("static/facebook_combined.txt.gz"),
+        "--aspen-tool",
+        "--graph-seed",
+        "1",
+    ]);
+    assert!(!out.status.success());
 }
 
 /// Writes `lines` to a file in `dir` and returns its path as a string.

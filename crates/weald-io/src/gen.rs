@@ -148,10 +148,23 @@ pub fn rmat_arcs(p: &RmatParams, m: usize) -> EdgeList<()> {
 /// (`first >= edge_factor << scale`) continue the stream that generated [`rmat`]`(p)`: the same
 /// vertex permutation, so they land on that graph's hubs.
 pub fn rmat_arcs_from(p: &RmatParams, first: u64, m: usize) -> EdgeList<()> {
+    rmat_arcs_in(p, first, m, true)
+}
+
+/// The first `m` arcs of an R-MAT sequence of `p` without the vertex permutation (`edge_factor`
+/// is ignored): ids keep the recursion's bits, so the hubs are the ids whose bits the likelier
+/// quadrants set (all zeros for `a` the largest; all ones when `1 - a - b - c` is). Aspen's
+/// batch-update tool samples its batches this way.
+pub fn rmat_arcs_unpermuted(p: &RmatParams, m: usize) -> EdgeList<()> {
+    rmat_arcs_in(p, 0, m, false)
+}
+
+fn rmat_arcs_in(p: &RmatParams, first: u64, m: usize, permute: bool) -> EdgeList<()> {
     let scale = p.scale.min(31);
     let n = 1usize << scale;
     let (a, ab, abc) = (p.a, p.a + p.b, p.a + p.b + p.c);
-    let perm = Scramble::new(scale, p.seed ^ 0x5ca1ab1e);
+    let perm = Scramble::new(if permute { scale } else { 0 }, p.seed ^ 0x5ca1ab1e);
+    let id = |x: u64| if permute { perm.apply(x) } else { x };
     let pairs: Vec<(u32, u32)> = (0..m)
         .into_par_iter()
         .with_min_len(4096)
@@ -172,7 +185,7 @@ pub fn rmat_arcs_from(p: &RmatParams, first: u64, m: usize) -> EdgeList<()> {
                 u = (u << 1) | bu;
                 v = (v << 1) | bv;
             }
-            (perm.apply(u) as u32, perm.apply(v) as u32)
+            (id(u) as u32, id(v) as u32)
         })
         .collect();
     from_pairs(n, pairs)
@@ -444,6 +457,52 @@ mod tests {
                 seen[y] = true;
             }
         }
+    }
+
+    /// Without the permutation an id's bits are the quadrants drawn: a source bit is set by
+    /// the lower two quadrants (probability c + d), a target bit by the right two (b + d).
+    #[test]
+    fn unpermuted_rmat_keeps_the_quadrant_bits() {
+        let p = RmatParams {
+            scale: 12,
+            a: 0.25,
+            b: 0.05,
+            c: 0.05,
+            seed: 9,
+            ..Default::default()
+        };
+        let m = 40_000;
+        let el = rmat_arcs_unpermuted(&p, m);
+        assert_eq!(el.num_vertices, 1 << 12);
+        let ones = |xs: &[u32]| xs.iter().map(|x| x.count_ones() as f64).sum::<f64>();
+        // Expected 0.7 of 12 bits set per id; 40,000 ids put the mean within ~0.3 %.
+        for xs in [&el.src, &el.dst] {
+            let share = ones(xs) / (12.0 * m as f64);
+            assert!((share - 0.7).abs() < 0.01, "share of set bits {share}");
+        }
+        // The likeliest id (all ones) is the most frequent source.
+        let mut count = vec![0usize; 1 << 12];
+        for &u in &el.src {
+            count[u as usize] += 1;
+        }
+        let top = (0..count.len()).max_by_key(|&i| count[i]).unwrap();
+        assert_eq!(top, (1 << 12) - 1);
+        // The permuted stream is these draws, relabelled by the permutation.
+        let perm = rmat_arcs_from(&p, 0, m);
+        let s = Scramble::new(12, p.seed ^ 0x5ca1ab1e);
+        for i in 0..m {
+            assert_eq!(perm.src[i] as u64, s.apply(el.src[i] as u64));
+            assert_eq!(perm.dst[i] as u64, s.apply(el.dst[i] as u64));
+        }
+        // Degenerate quadrants: all weight on `a` gives only (0, 0).
+        let zero = RmatParams {
+            a: 1.0,
+            b: 0.0,
+            c: 0.0,
+            ..p.clone()
+        };
+        let el = rmat_arcs_unpermuted(&zero, 100);
+        assert!(el.src.iter().chain(&el.dst).all(|&x| x == 0));
     }
 
     #[test]

@@ -314,6 +314,18 @@ impl<W: Weight> CTreeGraph<W> {
         }
     }
 
+    /// The same stored arcs as a directed graph without in-trees: O(1), nothing copied. A
+    /// symmetric graph's two arcs of each edge become two arcs that updates then name one at
+    /// a time (the way Aspen's symmetric graph takes its batches: as arcs, the caller keeping
+    /// them symmetric); a directed graph drops its in-trees.
+    pub fn into_out_arcs(self) -> Self {
+        CTreeGraph {
+            inn: None,
+            directed: true,
+            ..self
+        }
+    }
+
     /// Build from an edge list: vertices `0..el.num_vertices` all exist (as in the CSR), and
     /// duplicate edges are merged by `combine`. Symmetric graphs store both directions.
     pub fn from_edge_list(el: &EdgeList<W>, opts: CTreeOptions, combine: Combine) -> Result<Self> {

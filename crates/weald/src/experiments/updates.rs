@@ -18,6 +18,10 @@ pub struct BatchTiming {
     pub insert_eps: f64,
     /// Median over the trials of `size / delete seconds`.
     pub delete_eps: f64,
+    /// `size / mean insert seconds` (Aspen's tool reports the mean time of its trials).
+    pub insert_eps_mean: f64,
+    /// `size / mean delete seconds`.
+    pub delete_eps_mean: f64,
     pub insert_seconds: Vec<f64>,
     pub delete_seconds: Vec<f64>,
     /// Bytes the store kept besides its versions once this size's trials were done: the
@@ -40,6 +44,17 @@ pub enum Sampling {
     /// to rewrite: the costlier case. (RMAT repeats edges, so part of a batch re-inserts edges
     /// the graph has, and the deletion then removes some of the graph's own.)
     GraphStream(u64),
+    /// The protocol of Aspen's own tool (`run_batch_updates`), for a like-for-like comparison
+    /// with its published figures. It differs from the experiment as Weald runs it in four
+    /// ways. Each batch's arcs are inserted as given, one direction each: the graph is taken as
+    /// its stored arcs ([`CTreeGraph::into_out_arcs`]), as Aspen's symmetric graph takes
+    /// them. Every trial of a size inserts and deletes the same batch. There is no warm-up
+    /// batch: the first, cold trial is timed with the others. The arcs are drawn from an
+    /// unpermuted RMAT over the lower half of the ids (`2^(s-1)` for a graph of at most `2^s`
+    /// vertices), with the probabilities its sampler gives the quadrants: 0.25, 0.05, 0.05 and
+    /// 0.65 (its parameters are a = 0.5, b = c = 0.1, but it divides a 32-bit hash by
+    /// `INT_MAX`, so its uniform draw spans [0, 2)). The seed picks the batch.
+    AspenTool(u64),
 }
 
 /// Median seconds of taking a [`FlatSnapshot`] of `g` (the per-vertex array global kernels
@@ -78,6 +93,10 @@ pub fn batch_updates<W: Weight>(
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
     let n = base.num_vertices();
+    let base = match sampling {
+        Sampling::AspenTool(_) => base.into_out_arcs(),
+        _ => base,
+    };
     let vg = VersionedGraph::new(base);
     run(
         n,
@@ -125,6 +144,9 @@ pub fn batch_updates_in_place<W: Weight>(
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
     let n = g.num_vertices();
+    if let Sampling::AspenTool(_) = sampling {
+        *g = g.clone().into_out_arcs();
+    }
     let trial = |batch: &[(Vertex, Vertex, W)], pairs: &[(Vertex, Vertex)]| {
         let t = Instant::now();
         g.insert_edges_mut(batch, Combine::Min);
@@ -154,10 +176,26 @@ fn run<W: Weight>(
     let n = n.max(2);
     let scale = (usize::BITS - (n - 1).leading_zeros()).max(1);
     // One more sample than trials: the last is the warm-up batch (a batch of its own, so the
-    // timed ones do not find their paths already in cache).
-    let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..=trials as u64)
+    // timed ones do not find their paths already in cache). Aspen's tool repeats one batch and
+    // times every trial.
+    let (count, warm_up) = match sampling {
+        Sampling::AspenTool(_) => (1, false),
+        _ => (trials as u64 + 1, true),
+    };
+    let samples: Vec<Vec<(Vertex, Vertex, W)>> = (0..count)
         .map(|t| {
             let el = match sampling {
+                Sampling::AspenTool(seed) => {
+                    let p = gen::RmatParams {
+                        scale: scale - 1,
+                        a: 0.25,
+                        b: 0.05,
+                        c: 0.05,
+                        seed: seed ^ SALT,
+                        ..Default::default()
+                    };
+                    gen::rmat_arcs_unpermuted(&p, max)
+                }
                 Sampling::Independent(seed) => {
                     let p = gen::RmatParams {
                         scale,
@@ -184,24 +222,36 @@ fn run<W: Weight>(
                 .collect()
         })
         .collect();
-    let (timed, warm) = samples.split_at(trials);
+    // The order of the batches (sample index, timed?): the warm-up (untimed) first, then the
+    // timed ones.
+    let order: Vec<(usize, bool)> = if warm_up {
+        std::iter::once((trials, false))
+            .chain((0..trials).map(|t| (t, true)))
+            .collect()
+    } else {
+        (0..trials).map(|_| (0, true)).collect()
+    };
     let mut out = Vec::with_capacity(sizes.len());
     for &size in sizes {
         let (mut ins, mut del) = (Vec::new(), Vec::new());
-        for (i, sample) in warm.iter().chain(timed).enumerate() {
+        for &(k, timed) in &order {
+            let sample = &samples[k];
             let batch = &sample[..size.min(sample.len())];
             let pairs: Vec<(Vertex, Vertex)> = batch.iter().map(|&(u, v, _)| (u, v)).collect();
             let (ti, td) = trial(batch, &pairs);
-            if i > 0 {
+            if timed {
                 ins.push(ti);
                 del.push(td);
             }
         }
         let eps = |secs: &[f64]| median(&secs.iter().map(|s| size as f64 / s).collect::<Vec<_>>());
+        let mean_eps = |secs: &[f64]| size as f64 * secs.len() as f64 / secs.iter().sum::<f64>();
         out.push(BatchTiming {
             size,
             insert_eps: eps(&ins),
             delete_eps: eps(&del),
+            insert_eps_mean: mean_eps(&ins),
+            delete_eps_mean: mean_eps(&del),
             insert_seconds: ins,
             delete_seconds: del,
             held_bytes: held(),
@@ -249,5 +299,66 @@ mod tests {
         versioned_trial(&vg, &batch[1..2], &pairs[1..2]);
         assert_eq!(vg.version(), 4);
         assert_eq!(arcs(vg.acquire().graph()), after);
+    }
+
+    /// Aspen's tool's protocol: the batch's arcs go in one direction each (the graph is taken
+    /// as its arcs), the same batch every trial, all of them timed, ids in the lower half.
+    #[test]
+    fn the_aspen_tool_protocol_inserts_arcs_one_way_and_repeats_its_batch() {
+        let n = 1 << 10;
+        let mut el = weald_graph::EdgeList::new(n);
+        for v in 1..n as Vertex {
+            el.push(v - 1, v, ());
+        }
+        let base = CTreeGraph::from_edge_list(&el, Default::default(), Combine::Min).unwrap();
+        let before = arcs(&base);
+        // What the protocol inserts: record each trial's batch, and check that inserting it
+        // into the graph taken as arcs adds exactly those arcs, none reversed.
+        let mut seen: Vec<Vec<(Vertex, Vertex)>> = Vec::new();
+        let mut g = base.clone().into_out_arcs();
+        let rows = run(
+            n,
+            &[50],
+            5,
+            Sampling::AspenTool(3),
+            |batch: &[(Vertex, Vertex, ())], pairs| {
+                seen.push(pairs.to_vec());
+                let prev = arcs(&g);
+                let (h, r) = g.insert_edges(batch, Combine::Min);
+                let new: BTreeSet<_> = pairs
+                    .iter()
+                    .copied()
+                    .filter(|p| !prev.contains(p))
+                    .collect();
+                let now = arcs(&h);
+                assert!(now.is_superset(&prev));
+                assert_eq!(&now - &prev, new);
+                assert_eq!(r.inserted, new.len() as u64);
+                g = h.delete_edges(pairs).0;
+                // Deleting removes the batch's arcs, one direction each: the path's reverse
+                // arcs stay.
+                let left = arcs(&g);
+                assert!(pairs.iter().all(|p| !left.contains(p)));
+                assert!(pairs.iter().all(|&(u, v)| u == v
+                    || pairs.contains(&(v, u))
+                    || !before.contains(&(v, u))
+                    || left.contains(&(v, u))));
+                (1e-6, 1e-6)
+            },
+            || 0,
+        )
+        .unwrap();
+        assert_eq!(seen.len(), 5, "no warm-up batch");
+        assert!(seen.iter().all(|b| b == &seen[0]), "one batch, repeated");
+        assert!(seen[0]
+            .iter()
+            .all(|&(u, v)| u < n as Vertex / 2 && v < n as Vertex / 2));
+        assert!(seen[0].iter().any(|&(u, v)| u > v) && seen[0].iter().any(|&(u, v)| u < v));
+        assert_eq!(rows[0].insert_seconds.len(), 5);
+        assert!((rows[0].insert_eps_mean - 50.0 / 1e-6).abs() < 1.0);
+        // And the experiment itself, through versions.
+        let timed = batch_updates(base, &[10, 50], 3, Sampling::AspenTool(3)).unwrap();
+        assert_eq!(timed.len(), 2);
+        assert!(timed.iter().all(|t| t.insert_seconds.len() == 3));
     }
 }
