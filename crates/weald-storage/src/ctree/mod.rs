@@ -291,6 +291,16 @@
 //!
 //! ## Aspen's setting (what the versioned figures measure)
 //!
+//! (2026-12-07) Read closely, Aspen's tool also differs from the experiment as the goal
+//! defines it: it inserts each batch's pairs as arcs, one direction each (10 arcs for a batch
+//! of 10, where `weald bench updates` inserts 20), repeats one batch in all its trials, draws
+//! ids from an unpermuted RMAT over the lower half of the ids, and averages its trials, the
+//! cold first one included. `weald bench updates --aspen-tool` runs that protocol
+//! (`Sampling::AspenTool`, on the graph taken as its arcs, [`CTreeGraph::into_out_arcs`]); the
+//! differences and its figures (about 1.5–2.4× Aspen's published ones at 1 thread, except
+//! inserts of 1e5 at 1.2–1.4×) are in the updates suite of `docs/benchmarks.md`. The
+//! figures below are of the experiment as the goal defines it.
+//!
 //! Aspen's tool (`run_batch_updates`) calls `insert_edges_batch` on its versioned graph, which
 //! acquires the latest version, builds the next one by path copying, publishes it and
 //! releases the version it acquired; nothing else holds that one, so its replaced nodes are
