@@ -64,18 +64,21 @@ one batch, warm after the first; (3) it draws ids below 2^(ceil(log2 n) - 1), ha
 without a permutation, and its uniform draw is a 32-bit hash divided by INT_MAX, so the
 quadrants come with probabilities 0.25 / 0.05 / 0.05 / 0.65 rather than its a = 0.5, b = c = 0.1;
 (4) it reports the mean of its 20 trials, the cold first one included (and writes two lines
-to stdout inside each timed call). Weald's cases do the same: the graph taken as its stored
-arcs (`CTreeGraph::into_out_arcs`), one batch per size, 20 trials per process, every one
-timed; the rows give the median of two processes' 40 trials. Run 90 (Intel Xeon, f1e0a3a),
+to stdout inside each timed call). Weald's cases do the same (the graph taken as its stored
+arcs, `CTreeGraph::into_out_arcs`; one batch per size, 20 trials per process, every one
+timed), but each size runs in processes of its own, where the tool runs its sizes one after
+another in one process (10, 100, 1e3, ...), so that only its batches of 10 pay the process's
+first call. The rows give the median of two processes' 40 trials, not the tool's mean. Run 90 (Intel Xeon, f1e0a3a),
 1 thread, versioned, batches of 10 / 1e3 / 1e5 / 1e6 arcs: inserted 1.38e6 / 1.40e6 / 2.94e6 /
 6.50e6 arcs/s, 1.94 / 2.12 / 1.40 / 2.03x Aspen's published 7.1e5 / 6.6e5 / 2.1e6 / 3.2e6;
 deleted 9.8e5 / 1.30e6 / 3.71e6 / 8.54e6, 1.46 / 1.71 / 2.06 / 2.37x its 6.7e5 / 7.6e5 / 1.8e6 /
 3.6e6. The same cases run 15 minutes before on the same code (not kept) gave 1.33e6 / 1.35e6 / 2.48e6 /
 6.52e6 inserted and 1.47e6 / 1.61e6 / 2.78e6 / 8.75e6 deleted: this host's processes differ by
-up to a third. The means (the tool's statistic) of run 90 are 5.5e5 / 1.33e6 / 2.79e6 / 6.51e6
-inserted and 1.02e6 / 1.29e6 / 3.69e6 / 7.50e6 deleted: the first insert of 10 arcs in a process
-took 146 us against ~7.5 us for the ones after it, and in a mean of 20 trials that one trial
-decides the figure. Most of it is paid once per process, not per graph: in a throwaway program
+up to a third. By the tool's own statistic, the mean, run 90 inserted 5.5e5 / 1.33e6 / 2.79e6 /
+6.51e6 and deleted 1.02e6 / 1.29e6 / 3.69e6 / 7.50e6 arcs/s: 0.78 / 2.02 / 1.33 / 2.03x and
+1.52 / 1.70 / 2.05 / 2.08x Aspen's figures. The first insert of 10 arcs in a process took 146
+and 286 us (the two processes) against ~7.5 us for the ones after it, and in a mean of 20
+trials that one trial decides the figure. Most of it is paid once per process, not per graph: in a throwaway program
 a first batch of one edge into another graph took 60 us (its second 11.5), after which the
 graph's own first batch of 10 edges took 52 us against ~30 for the next ones, and 126-133 us
 without that. In place, the first batch also builds the block index (`vtree::BlockIndex`, a

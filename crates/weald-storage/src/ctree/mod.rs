@@ -297,9 +297,10 @@
 //! ids from an unpermuted RMAT over the lower half of the ids, and averages its trials, the
 //! cold first one included. `weald bench updates --aspen-tool` runs that protocol
 //! (`Sampling::AspenTool`, on the graph taken as its arcs, [`CTreeGraph::into_out_arcs`]); the
-//! differences and its figures (about 1.5–2.4× Aspen's published ones at 1 thread, except
-//! inserts of 1e5 at 1.2–1.4×) are in the updates suite of `docs/benchmarks.md`. The
-//! figures below are of the experiment as the goal defines it.
+//! differences and its figures are in the updates suite of `docs/benchmarks.md`: at 1 thread,
+//! medians of the trials about 1.5–2.4× Aspen's published figures except inserts of 1e5 at
+//! 1.2–1.4×; the tool's mean, whose first trial is a process's cold first call, puts inserts
+//! of 10 at 0.78×. The figures below are of the experiment as the goal defines it.
 //!
 //! Aspen's tool (`run_batch_updates`) calls `insert_edges_batch` on its versioned graph, which
 //! acquires the latest version, builds the next one by path copying, publishes it and

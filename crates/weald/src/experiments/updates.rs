@@ -83,9 +83,11 @@ const SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 /// the nodes the batch replaced are freed inside the call, as Aspen's `insert_edges_batch`
 /// frees them when it releases the version it acquired. (A graph that a caller still holds
 /// elsewhere keeps its nodes, and only the versions made here are freed.) Each trial samples a
-/// fresh batch (see [`Sampling`]); at each size one untimed warm-up batch runs first. As in
-/// Aspen's run, a batch's edges that the graph already had are deleted with it, so the graph
-/// loses a few edges per trial, and later sizes run on the graph the earlier ones left.
+/// fresh batch and at each size one untimed warm-up batch runs first, except with
+/// [`Sampling::AspenTool`] (one batch repeated, every trial timed, the graph taken as its
+/// arcs). As in Aspen's run, a batch's edges that the graph already had are deleted with it,
+/// so the graph loses a few edges per trial, and later sizes run on the graph the earlier
+/// ones left.
 pub fn batch_updates<W: Weight>(
     base: CTreeGraph<W>,
     sizes: &[usize],
@@ -93,17 +95,33 @@ pub fn batch_updates<W: Weight>(
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
     let n = base.num_vertices();
-    let base = match sampling {
-        Sampling::AspenTool(_) => base.into_out_arcs(),
-        _ => base,
-    };
-    let vg = VersionedGraph::new(base);
+    let vg = VersionedGraph::new(for_sampling(base, sampling));
+    versioned_run(&vg, n, sizes, trials, sampling)
+}
+
+/// The graph a run of `sampling` updates: Aspen's tool's protocol takes it as its arcs
+/// ([`CTreeGraph::into_out_arcs`]), so that a batch's pairs go in one direction each.
+fn for_sampling<W: Weight>(g: CTreeGraph<W>, sampling: Sampling) -> CTreeGraph<W> {
+    match sampling {
+        Sampling::AspenTool(_) => g.into_out_arcs(),
+        _ => g,
+    }
+}
+
+/// [`batch_updates`] on the line of versions `vg`, batches drawn over ids `0..n`.
+fn versioned_run<W: Weight>(
+    vg: &VersionedGraph<W>,
+    n: usize,
+    sizes: &[usize],
+    trials: usize,
+    sampling: Sampling,
+) -> Result<Vec<BatchTiming>> {
     run(
         n,
         sizes,
         trials,
         sampling,
-        |batch, pairs| versioned_trial(&vg, batch, pairs),
+        |batch, pairs| versioned_trial(vg, batch, pairs),
         || vg.spare_bytes(),
     )
 }
@@ -144,9 +162,8 @@ pub fn batch_updates_in_place<W: Weight>(
     sampling: Sampling,
 ) -> Result<Vec<BatchTiming>> {
     let n = g.num_vertices();
-    if let Sampling::AspenTool(_) = sampling {
-        *g = g.clone().into_out_arcs();
-    }
+    let taken = std::mem::replace(g, CTreeGraph::new(g.options()));
+    *g = for_sampling(taken, sampling);
     let trial = |batch: &[(Vertex, Vertex, W)], pairs: &[(Vertex, Vertex)]| {
         let t = Instant::now();
         g.insert_edges_mut(batch, Combine::Min);
@@ -360,5 +377,85 @@ mod tests {
         let timed = batch_updates(base, &[10, 50], 3, Sampling::AspenTool(3)).unwrap();
         assert_eq!(timed.len(), 2);
         assert!(timed.iter().all(|t| t.insert_seconds.len() == 3));
+    }
+
+    /// The batches' ids: Aspen's sampler sets a bit of either end with probability 0.7
+    /// (quadrants 0.25 / 0.05 / 0.05 / 0.65), over the lower half of the ids.
+    #[test]
+    fn the_aspen_tool_protocol_draws_as_its_sampler_does() {
+        let n = 1 << 13;
+        let mut drawn = Vec::new();
+        run::<()>(
+            n,
+            &[4000],
+            1,
+            Sampling::AspenTool(5),
+            |_, pairs| {
+                drawn = pairs.to_vec();
+                (1.0, 1.0)
+            },
+            || 0,
+        )
+        .unwrap();
+        assert_eq!(drawn.len(), 4000);
+        let bits = 12.0 * drawn.len() as f64;
+        let share = |f: &dyn Fn(&(Vertex, Vertex)) -> Vertex| {
+            drawn.iter().map(|p| f(p).count_ones() as f64).sum::<f64>() / bits
+        };
+        for s in [share(&|p| p.0), share(&|p| p.1)] {
+            assert!((s - 0.7).abs() < 0.015, "share of set bits {s}");
+        }
+        assert!(drawn
+            .iter()
+            .all(|&(u, v)| u < n as Vertex / 2 && v < n as Vertex / 2));
+        // Both ends in the same quadrant half the time or more (0.25 + 0.65 = 0.9 per level
+        // that the two bits agree).
+        let agree = drawn
+            .iter()
+            .map(|&(u, v)| (!(u ^ v) & 0xfff).count_ones() as f64)
+            .sum::<f64>()
+            / bits;
+        assert!((agree - 0.9).abs() < 0.015, "bits that agree {agree}");
+    }
+
+    /// Both runners of the protocol update the graph as its arcs: a batch over a complete
+    /// graph deletes the arcs it names and leaves their reverses.
+    #[test]
+    fn the_aspen_tool_protocol_deletes_one_direction_in_both_runners() {
+        let n = 128usize;
+        let mut el = weald_graph::EdgeList::new(n);
+        for u in 0..64 as Vertex {
+            for v in u + 1..64 {
+                el.push(u, v, ());
+            }
+        }
+        let base = CTreeGraph::from_edge_list(&el, Default::default(), Combine::Min).unwrap();
+        let one_way = |g: &CTreeGraph<()>| {
+            let a = arcs(g);
+            assert!(g.options().directed, "taken as arcs");
+            a.iter().filter(|&&(u, v)| !a.contains(&(v, u))).count()
+        };
+        let mut g = base.clone();
+        batch_updates_in_place(&mut g, &[30], 2, Sampling::AspenTool(1)).unwrap();
+        assert!(
+            one_way(&g) > 0,
+            "in place: some arcs deleted without their reverse"
+        );
+        let vg = VersionedGraph::new(for_sampling(base.clone(), Sampling::AspenTool(1)));
+        versioned_run(&vg, n, &[30], 2, Sampling::AspenTool(1)).unwrap();
+        let latest = vg.acquire();
+        assert_eq!(one_way(latest.graph()), one_way(&g));
+        assert_eq!(arcs(latest.graph()), arcs(&g));
+        // The symmetric protocol deletes both directions.
+        let before = arcs(&base).len();
+        let mut h = base;
+        batch_updates_in_place(&mut h, &[30], 2, Sampling::Independent(1)).unwrap();
+        assert!(!h.options().directed);
+        let a = arcs(&h);
+        assert!(
+            a.len() < before,
+            "the batches deleted some of the graph's edges"
+        );
+        assert!(a.iter().all(|&(u, v)| a.contains(&(v, u))));
     }
 }
