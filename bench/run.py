@@ -181,8 +181,11 @@ def extract(system: str, case, data: dict) -> tuple[list[float], dict]:
     if case.suite == "stream":  # `weald bench stream --json`: {"times", "check"} like the peers
         return data["times"], data.get("check", {})
     if is_weald_cli(system) and case.suite == "updates":  # `weald bench updates --json`
-        b = data["batches"][0]
-        op = next(w for w in case.name.replace(",", " ").split() if w in ("insert", "delete"))
+        words = case.name.replace(",", " ").split()
+        op = next(w for w in words if w in ("insert", "delete"))
+        # A process may run smaller sizes first (the aspen-tool cases): the row is the case's size.
+        size = int(words[words.index(op) + 1])
+        b = next((x for x in data["batches"] if x["size"] == size), data["batches"][0])
         return b[f"{op}_s"], {"size": b["size"], "memory_bytes": data.get("memory_bytes"), "edges": data["edges"],
                                   "flat_snapshot_s": data.get("flat_snapshot_s")}
     if system == "weald":  # `weald info --json`
