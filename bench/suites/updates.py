@@ -51,41 +51,43 @@ changes between the runs measured (a few per cent each), while NetworKit stayed 
 and hosts, and the hosts are not all of one kind (each command in `docs/benchmarks.md` names its
 CPU: AMD EPYC or Intel Xeon): only rows of one run compare, and A/B figures of each change are in
 `ctree/mod.rs`.
-The `aspen-tool ...` cases (Weald only, `weald bench updates --aspen-tool`, `Sampling::AspenTool`
-in `crates/weald/src/experiments/updates.rs`) run the protocol of Aspen's own tool
-(`code/tools/run_batch_updates.cpp` in its repository), read line by line, to compare with its
-published figures like for like. It differs from the cases above in four ways:
-(1) its `insert_edges_batch` inserts the pairs it is given as arcs, one direction each (the
-code's comment: it assumes an edge already shows up in both directions and lets the caller
-handle that), so its batch of 10 is 10 arcs where the cases above insert 20, each edge both
-ways, as the issue's goal defines the experiment; (2) it seeds its generator with the same
-value in every trial (`r.ith_rand(0)`, `r` never advanced), so its 20 trials insert and delete
-one batch, warm after the first; (3) it draws ids below 2^(ceil(log2 n) - 1), half the graph's,
-without a permutation, and its uniform draw is a 32-bit hash divided by INT_MAX, so the
-quadrants come with probabilities 0.25 / 0.05 / 0.05 / 0.65 rather than its a = 0.5, b = c = 0.1;
-(4) it reports the mean of its 20 trials, the cold first one included (and writes two lines
-to stdout inside each timed call). Weald's cases do the same (the graph taken as its stored
-arcs, `CTreeGraph::into_out_arcs`; one batch per size, 20 trials per process, every one
-timed; as in the tool, a process runs the sizes 10, 100, 1e3, 1e4, ... in that order up to
-the row's, so that only the batches of 10 pay the process's first call). The rows give the
-median of two processes' 40 trials, not the tool's mean. Run 90 (Intel Xeon, f1e0a3a),
-1 thread, versioned, batches of 10 / 1e3 / 1e5 / 1e6 arcs: inserted 1.38e6 / 1.40e6 / 2.94e6 /
-6.50e6 arcs/s, 1.94 / 2.12 / 1.40 / 2.03x Aspen's published 7.1e5 / 6.6e5 / 2.1e6 / 3.2e6;
-deleted 9.8e5 / 1.30e6 / 3.71e6 / 8.54e6, 1.46 / 1.71 / 2.06 / 2.37x its 6.7e5 / 7.6e5 / 1.8e6 /
-3.6e6. The same cases run 15 minutes before on the same code (not kept) gave 1.33e6 / 1.35e6 / 2.48e6 /
-6.52e6 inserted and 1.47e6 / 1.61e6 / 2.78e6 / 8.75e6 deleted: this host's processes differ by
-up to a third. By the tool's own statistic, the mean, run 90 inserted 5.5e5 / 1.33e6 / 2.79e6 /
-6.51e6 and deleted 1.02e6 / 1.29e6 / 3.69e6 / 7.50e6 arcs/s: 0.78 / 2.02 / 1.33 / 2.03x and
-1.52 / 1.70 / 2.05 / 2.08x Aspen's figures. The first insert of 10 arcs in a process took 146
-and 286 us (the two processes) against ~7.5 us for the ones after it, and in a mean of 20
-trials that one trial decides the figure. Most of it is paid once per process, not per graph: in a throwaway program
-a first batch of one edge into another graph took 60 us (its second 11.5), after which the
-graph's own first batch of 10 edges took 52 us against ~30 for the next ones, and 126-133 us
-without that. In place, the first batch also builds the block index (`vtree::BlockIndex`, a
-walk of the 65,536 nodes, ~1.4 ms). Whether Aspen's published
-figures were made this way is not known. If they were, the goal as the issue states it (edges both ways, fresh batches) asks for
-about four times Aspen's speed per arc, and the cases above stay the ones the goal is judged
-by.
+The `aspen-tool ...` cases (Weald only, `weald bench updates --aspen-tool`,
+`Sampling::AspenTool` in `crates/weald/src/experiments/updates.rs`) run the protocol of Aspen's
+own tool (`code/tools/run_batch_updates.cpp` in its repository), read line by line, to compare
+with its published figures like for like. It differs from the cases above in four ways: (1) its
+`insert_edges_batch` inserts the pairs it is given as arcs, one direction each (the code's
+comment: it assumes an edge already shows up in both directions and lets the caller handle
+that), so its batch of 10 is 10 arcs where the cases above insert 20, each edge both ways, as
+the issue's goal defines the experiment; (2) it seeds its generator with the same value in every
+trial (`r.ith_rand(0)`, `r` never advanced), so its 20 trials insert and delete one batch, warm
+after the first; (3) it draws ids below 2^(ceil(log2 n) - 1), half the graph's, without a
+permutation, and its uniform draw is a 32-bit hash divided by INT_MAX, so the quadrants come
+with probabilities 0.25 / 0.05 / 0.05 / 0.65 rather than its a = 0.5, b = c = 0.1; (4) it
+reports the mean of its 20 trials, the cold first one included (and writes two lines to stdout
+inside each timed call). Weald's cases do the same (the graph taken as its stored arcs,
+`CTreeGraph::into_out_arcs`; one batch per size, 20 trials per process, every one timed; as in
+the tool, a process runs the sizes 10, 100, 1e3, 1e4, ... in that order up to the row's, so that
+only the batches of 10 pay the process's first call). The rows give the median of two processes'
+40 trials, not the tool's mean. Run 91 (Intel Xeon, 2026-12-08, all of this suite's cases in one
+run), 1 thread, versioned, batches of 10 / 1e3 / 1e5 / 1e6 arcs: inserted 1.35e6 / 1.37e6 /
+2.68e6 / 6.36e6 arcs/s, 1.90 / 2.07 / 1.27 / 1.99x Aspen's published 7.1e5 / 6.6e5 / 2.1e6 /
+3.2e6; deleted 1.47e6 / 1.60e6 / 3.64e6 / 8.66e6, 2.19 / 2.11 / 2.02 / 2.41x its 6.7e5 / 7.6e5 /
+1.8e6 / 3.6e6. In the same run the experiment as the goal defines it (the `insert 10` ... rows
+above) gave 0.58 / 0.85 / 0.87 / 1.58x and 0.64 / 0.82 / 0.94 / 1.38x. Run 90 (the hour before,
+each size in processes of its own) gave medians of 1.94 / 2.12 / 1.40 / 2.03x and 1.46 / 1.71 /
+2.06 / 2.37x, and an unkept run before it 1.87 / 2.05 / 1.18 / 2.04x and 2.19 / 2.12 / 1.54 /
+2.43x: this host's processes differ by up to a third. By the tool's own statistic, the mean, run
+91 inserted 6.8e5 / 1.32e6 / 2.66e6 / 6.37e6 and deleted 1.30e6 / 1.56e6 / 3.62e6 / 8.66e6
+arcs/s: 0.96 / 1.99 / 1.26 / 1.99x and 1.94 / 2.06 / 2.01 / 2.41x Aspen's figures. The first
+insert of 10 arcs in a process took ~150 us (146 and 286 us in run 90's two processes) against
+~7.5 us for the ones after it, and in a mean of 20 trials that one trial weighs about as much as
+the other 19. Most of it is paid once per process, not per graph: in a throwaway program a first
+batch of one edge into another graph took 60 us (its second 11.5), after which the graph's own
+first batch of 10 edges took 52 us against ~30 for the next ones, and 126-133 us without that.
+In place, the first batch also builds the block index (`vtree::BlockIndex`, a walk of the 65,536
+nodes, ~1.4 ms). Whether Aspen's published figures were made this way is not known. If they
+were, the goal as the issue states it (edges both ways, fresh batches) asks for about four times
+Aspen's speed per arc, and the cases above stay the ones the goal is judged by.
 `weald in place` updates the loaded graph itself, which nothing else holds (`weald bench updates --in-place`, `CTreeGraph::apply_mut`): unshared
 vertex-tree nodes, block arrays and chunks are edited where they are, and what a batch
 replaces is freed inside the timed call.

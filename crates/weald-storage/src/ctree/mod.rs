@@ -299,8 +299,10 @@
 //! (`Sampling::AspenTool`, on the graph taken as its arcs, [`CTreeGraph::into_out_arcs`]); the
 //! differences and its figures are in the updates suite of `docs/benchmarks.md`: at 1 thread,
 //! medians of the trials about 1.5–2.4× Aspen's published figures except inserts of 1e5 at
-//! 1.2–1.4×; the tool's mean, whose first trial is a process's cold first call, puts inserts
-//! of 10 at 0.78×. The figures below are of the experiment as the goal defines it.
+//! 1.2–1.4× (runs 90, 91, Intel Xeon); the tool's mean, whose first trial is a process's cold
+//! first call, puts inserts of 10 at 0.78–0.96×. In run 91 the experiment as the goal defines
+//! it gave 0.58 / 0.85 / 0.87 / 1.58× at 10 / 1e3 / 1e5 / 1e6 inserted. The figures below are
+//! of the experiment as the goal defines it.
 //!
 //! Aspen's tool (`run_batch_updates`) calls `insert_edges_batch` on its versioned graph, which
 //! acquires the latest version, builds the next one by path copying, publishes it and
