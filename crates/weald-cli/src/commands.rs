@@ -113,7 +113,8 @@ pub struct UpdatesArgs {
     /// published figures: each batch's arcs inserted as given, one direction each (the graph
     /// taken as its stored arcs); one batch per size, repeated in every trial, the first (cold)
     /// trial timed too; arcs drawn from an unpermuted RMAT over the lower half of the ids, as
-    /// its sampler draws them. Use --trials 20 as it does; JSON adds the means it reports.
+    /// its sampler draws them. Use --trials 20 as it does. It reports the mean of its trials,
+    /// which the output gives beside the median.
     #[arg(long, conflicts_with = "graph_seed")]
     aspen_tool: bool,
     /// Update the loaded graph itself, in place, instead of making each batch a new version
