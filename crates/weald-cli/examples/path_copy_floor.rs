@@ -24,10 +24,17 @@
 //!   so a wide node costs its bytes and no count per child; payloads in an arena, as for the
 //!   arena's shape. Each round builds its trie afresh, so its first round also pays the page
 //!   faults of fresh memory.
+//! * `slots`: no tree at all, a table of one slot per block (LLAMA's way, as ctree/mod.rs
+//!   weighs it for versioned small batches): each slot points to the newest record of a chain
+//!   of versions, a record being a version number, a payload and the older record. A batch
+//!   reads each key's newest record, makes a new one with an edited payload and links it in
+//!   front (a reader at version v would walk the chain to the newest record at most v).
+//!   Records are kept until the clock stops, as the other shapes' versions are.
 //!
 //! Each shape runs on one batch repeated (`hot`: every line in cache) and on 1,000 distinct
 //! batches in turn (`cold`), the shapes alternating, two rounds; it prints nanoseconds per key.
-//! Figures are in `crates/weald-storage/src/ctree/mod.rs` ("What bounds a batch").
+//! Figures are in `crates/weald-storage/src/ctree/mod.rs` ("What bounds a batch", and after
+//! it "Wide nodes, lent" and "The slots, modelled").
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -275,6 +282,90 @@ impl<const F: usize> Drop for Lent<F> {
     }
 }
 
+/// A record of the `slots` shape: one version of a block.
+struct Record {
+    version: u64,
+    payload: Payload,
+    older: *mut Record,
+}
+
+/// The `slots` shape: a slot per block, each the newest record of its chain of versions.
+struct Slots {
+    heads: Vec<*mut Record>,
+    version: u64,
+}
+
+impl Slots {
+    fn new() -> Self {
+        let heads = (0..BLOCKS)
+            .map(|k| {
+                Box::into_raw(Box::new(Record {
+                    version: 0,
+                    payload: [k as u64; 20],
+                    older: std::ptr::null_mut(),
+                }))
+            })
+            .collect();
+        Slots { heads, version: 0 }
+    }
+
+    /// The next version: each key's block replaced by an edited copy, linked in front.
+    fn update(&mut self, ks: &[u32]) {
+        self.version += 1;
+        for &k in ks {
+            let head = self.heads[k as usize];
+            // SAFETY: every head is a live record from `Box::into_raw`, freed only by `Drop`.
+            let payload = edited(unsafe { &(*head).payload });
+            self.heads[k as usize] = Box::into_raw(Box::new(Record {
+                version: self.version,
+                payload,
+                older: head,
+            }));
+        }
+    }
+}
+
+impl Slots {
+    /// Block `k` as version `v` saw it: the newest record of its chain made at `v` or before.
+    fn at(&self, k: u32, v: u64) -> &Payload {
+        let mut p = self.heads[k as usize];
+        // SAFETY: the chain's records are live until `Drop`; the first (version 0) ends it.
+        unsafe {
+            while (*p).version > v {
+                p = (*p).older;
+            }
+            &(*p).payload
+        }
+    }
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        for &h in &self.heads {
+            let mut p = h;
+            while !p.is_null() {
+                // SAFETY: each record is reachable from one slot's chain only, freed once.
+                let r = unsafe { Box::from_raw(p) };
+                p = r.older;
+            }
+        }
+    }
+}
+
+/// Nanoseconds per key of the `slots` shape on `bs`; the chains are freed after the clock
+/// stops.
+fn slots_per_key(bs: &[Vec<u32>], rounds: usize) -> f64 {
+    let mut t = Slots::new();
+    let ns = per_key(bs, rounds, |ks, _: &mut Vec<()>| t.update(ks));
+    // The last batch's blocks were edited once more than the version before saw them.
+    let (v, last) = (t.version, &bs[(rounds - 1) % bs.len()]);
+    for &k in last {
+        assert_eq!(t.at(k, v)[0], t.at(k, v - 1)[0] + 1);
+    }
+    drop(t);
+    ns
+}
+
 /// Nanoseconds per key of the lent trie of fan-out F on `bs`, its versions kept until the
 /// clock stops.
 fn lent_per_key<const F: usize>(bs: &[Vec<u32>], rounds: usize, keys: usize) -> f64 {
@@ -361,10 +452,11 @@ fn main() {
             let l16 = lent_per_key::<16>(&bs, rounds, keys);
             let l64 = lent_per_key::<64>(&bs, rounds, keys);
             let l256 = lent_per_key::<256>(&bs, rounds, keys);
+            let sl = slots_per_key(&bs, rounds);
             println!(
                 "{label} round {round}: binary {b:.0}, 4-ary {f4:.0}, 8-ary {f8:.0}, \
                  16-ary {f16:.0}, binary without counts {free:.0}, lent 16-ary {l16:.0}, \
-                 64-ary {l64:.0}, 256-ary {l256:.0}"
+                 64-ary {l64:.0}, 256-ary {l256:.0}, slots {sl:.0}"
             );
         }
     }

@@ -278,6 +278,30 @@
 //! for each of 20 slots, ~12 µs (10.4 µs: ~1.35×). Neither reaches 2× (7 µs): the blocks'
 //! arrays, edge trees, chunks, sort and publication cost the other ~10 µs.
 //!
+//! *The slots, modelled* (2026-12-08, Intel Xeon). `path_copy_floor` now has a `slots` shape:
+//! no tree, a table of one slot per block, each pointing to the newest record of a chain of
+//! versions (a version number, the 160-byte payload, the older record). A batch makes one
+//! record per key and links it in front. `path_copy_floor 20 3000`, ns per key: hot from one
+//! run's second round (the first round pays fresh memory's page faults), cold from three runs
+//! of two rounds:
+//!
+//! | shape | hot | cold |
+//! |---|---|---|
+//! | slots | 34 | 45–72 |
+//! | lent 16-ary trie | 82 | 133–143 |
+//! | binary without counts | 140 | 369–384 |
+//! | counted binary | 392 | 735–1020 |
+//!
+//! With batches of 1000 keys (`path_copy_floor 1000 300`), slots cost 58–64 ns cold and the
+//! lent 16-ary trie 103–116. The cold batches' payloads (10 MB) fit this host's L3, so cold
+//! here means cold in the L2 only. The model leaves out what a real table adds: the readers'
+//! walk down a chain, and the reclamation of records that no held version can reach. So the
+//! projection above holds: ~45 ns a slot, ~1 µs for the 20 arcs of a batch of 10 in place of
+//! the ~12.8 µs the lending copy's vertex tree costs. What remains is the ~10 µs outside the
+//! vertex index: block arrays, edge trees, chunks, sort, publication, settling. So even a
+//! free index leaves batches of 10 at ~1.4× Aspen by the goal's protocol, and a redesign
+//! aiming at 2× has to cut that part by a third as well.
+//!
 //! *Prefetching the paths through a table of node addresses* (2026-12-07, Intel Xeon; measured
 //! and dropped). Over dense block keys the treap is the balanced tree of the keys' trailing
 //! zeros, so a key's path is known without reading it: the parent of x = key + 1 is
