@@ -323,9 +323,7 @@ impl Slots {
             }));
         }
     }
-}
 
-impl Slots {
     /// Block `k` as version `v` saw it: the newest record of its chain made at `v` or before.
     fn at(&self, k: u32, v: u64) -> &Payload {
         let mut p = self.heads[k as usize];

@@ -169,11 +169,6 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
         None if a.aspen_tool => weald::experiments::Sampling::AspenTool(a.seed),
         None => weald::experiments::Sampling::Independent(a.seed),
     };
-    let sampling_name = match sampling {
-        weald::experiments::Sampling::GraphStream(_) => "graph-stream",
-        weald::experiments::Sampling::AspenTool(_) => "aspen-tool",
-        weald::experiments::Sampling::Independent(_) => "independent",
-    };
     let (rows, flat_s) = match g {
         AnyGraph::CTree(weald::AnyFlat::Unweighted(f), _) => updates_and_flat(f, &a, sampling)?,
         AnyGraph::CTree(weald::AnyFlat::Int(f), _) => updates_and_flat(f, &a, sampling)?,
@@ -195,7 +190,7 @@ fn bench_updates(mut a: UpdatesArgs, quiet: bool) -> Result<ExitCode> {
             "{}",
             json!({"file": a.file, "backend": "ctree", "vertices": n, "edges": m,
                    "threads": rayon::current_num_threads(), "trials": a.trials, "ctree_build_s": build_s,
-                   "sampling": sampling_name,
+                   "sampling": sampling.name(),
                    "in_place": a.in_place, "memory_bytes": memory, "flat_snapshot_s": flat_s,
                    "batches": batches})
         );

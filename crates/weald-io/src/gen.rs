@@ -159,12 +159,17 @@ pub fn rmat_arcs_unpermuted(p: &RmatParams, m: usize) -> EdgeList<()> {
     rmat_arcs_in(p, 0, m, false)
 }
 
+/// The vertex permutation of the R-MAT graph of `p`.
+fn vertex_permutation(p: &RmatParams) -> Scramble {
+    Scramble::new(p.scale.min(31), p.seed ^ 0x5ca1ab1e)
+}
+
 fn rmat_arcs_in(p: &RmatParams, first: u64, m: usize, permute: bool) -> EdgeList<()> {
     let scale = p.scale.min(31);
     let n = 1usize << scale;
     let (a, ab, abc) = (p.a, p.a + p.b, p.a + p.b + p.c);
-    let perm = Scramble::new(if permute { scale } else { 0 }, p.seed ^ 0x5ca1ab1e);
-    let id = |x: u64| if permute { perm.apply(x) } else { x };
+    let perm = permute.then(|| vertex_permutation(p));
+    let id = |x: u64| perm.map_or(x, |s| s.apply(x));
     let pairs: Vec<(u32, u32)> = (0..m)
         .into_par_iter()
         .with_min_len(4096)
@@ -489,7 +494,7 @@ mod tests {
         assert_eq!(top, (1 << 12) - 1);
         // The permuted stream is these draws, relabelled by the permutation.
         let perm = rmat_arcs_from(&p, 0, m);
-        let s = Scramble::new(12, p.seed ^ 0x5ca1ab1e);
+        let s = vertex_permutation(&p);
         for i in 0..m {
             assert_eq!(perm.src[i] as u64, s.apply(el.src[i] as u64));
             assert_eq!(perm.dst[i] as u64, s.apply(el.dst[i] as u64));

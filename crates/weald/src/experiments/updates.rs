@@ -57,6 +57,17 @@ pub enum Sampling {
     AspenTool(u64),
 }
 
+impl Sampling {
+    /// The name reports give it: `independent`, `graph-stream` or `aspen-tool`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Independent(_) => "independent",
+            Sampling::GraphStream(_) => "graph-stream",
+            Sampling::AspenTool(_) => "aspen-tool",
+        }
+    }
+}
+
 /// Median seconds of taking a [`FlatSnapshot`] of `g` (the per-vertex array global kernels
 /// read; freeing it is not timed), over `trials` snapshots.
 pub fn flat_snapshot_seconds<W: Weight>(g: &CTreeGraph<W>, trials: usize) -> f64 {
