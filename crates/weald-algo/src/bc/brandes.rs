@@ -8,14 +8,13 @@
 //! Both passes choose a direction per step by the arcs each would scan (as Ligra's BC does,
 //! whose backward pass is an edgeMap over the transposed graph). Forward, a pull scans the
 //! in-arcs of every vertex not yet reached, with no early exit (σ needs all of them), and a
-//! push the out-arcs of the frontier; a push's arc costs more ([`FORWARD_PUSH_COST`]). Backward,
-//! a pull scans the out-arcs of the level and a push the in-arcs of the next level
-//! ([`BACKWARD_PUSH_COST`]). On a power-law graph a BFS's largest level holds most arcs but
-//! few successors: on RMAT scale 20 from a random vertex, level 3 holds 503 K vertices and
-//! 20.6 M arcs, of which 218 K lead to level 4, whose vertices have 220 K in-arcs in all. The
-//! sweep pulled all 31.4 M arcs before; with the push it scans ~11 M, and BC took 26 % less
-//! time on the CSR and on a C-tree snapshot alike (1 thread; see the module's measurements in
-//! `docs/benchmarks.md`).
+//! push the out-arcs of the frontier; a push's arc counts 4 times (`FORWARD_PUSH_COST`).
+//! Backward, a pull scans the out-arcs of the level and a push the in-arcs of the next level,
+//! counted 8 times (`BACKWARD_PUSH_COST`). On a power-law graph a BFS's largest level holds
+//! most arcs but few successors: on RMAT scale 20 from the benchmark's source, level 3 holds
+//! 542 K vertices and 15.1 M out-arcs, and level 4's 76 K vertices have 104 K in-arcs. Pushing
+//! that step took BC on the CSR from 175–196 to 131–140 ms and on a C-tree snapshot from
+//! 250–288 to 208–224 ms (1 thread; `docs/algorithms.md`).
 //!
 //! Hop counts only (edge weights are ignored). On a directed graph paths follow out-arcs; on a
 //! symmetric graph δ is not halved (networkx's undirected betweenness halves the sum over all

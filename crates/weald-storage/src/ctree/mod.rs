@@ -966,6 +966,23 @@
 //! hubs' tails at 6.1 % (`tree::for_each_node` 4.7 %, `fold_nodes` 1.4 %), and its pull loop
 //! at the same count as the CSR's (15.8 % each).
 //!
+//! *BC after the backward push* (2026-12-08, Intel Xeon, 1 thread). BC's backward sweep now
+//! pushes a step whose next level has few in-arcs (`weald-algo` `bc`, `docs/algorithms.md`),
+//! which took both backends' BC on RMAT scale 20 down by a quarter, the CSR's more than the
+//! snapshot's. From the harness's source (603380), the snapshot's time is then two scans.
+//! - The forward pull into level 3: the in-arcs of 1.02 M unreached vertices, 15.2 M arcs.
+//!   65 ms on the CSR, 82 ms on the snapshot, in one process (`backends_ab`).
+//! - The backward pull of the 27 K hubs of level 2: 16.2 M out-arcs. 41 against 57 ms in
+//!   `backends_ab`. In `weald run bc --backend ctree` it took 88 ms in several runs, against
+//!   39 ms for the CSR's. That gap is not explained: same code, graph and source, and not the
+//!   load's threads (`RAYON_NUM_THREADS=1 backends_ab`: still 57 ms).
+//!
+//! A `perf` profile of `weald run bc --backend ctree` puts 36 % of the samples in
+//! `Chunk::fold_ahead` (the hubs' pull). 42 % of those sit just after the lead cursor's load
+//! of the packed gaps, waiting for the chunk's bytes. Measured and dropped: prefetching every
+//! line of a chunk on entering it (`for_each_ahead`), `backends_ab bc` 1.33–1.37× the CSR
+//! against 1.33–1.35× without (two pairs).
+//!
 //! ## Memory
 //!
 //! Per block of 16 ids: one vertex-tree node (`size_of::<VNode<W>>()` = 56 bytes + its 8-byte
