@@ -972,10 +972,11 @@
 //! snapshot's. From the harness's source (603380), the snapshot's time is then two scans.
 //! - The forward pull into level 3: the in-arcs of 1.02 M unreached vertices, 15.2 M arcs.
 //!   65 ms on the CSR, 82 ms on the snapshot, in one process (`backends_ab`).
-//! - The backward pull of the 27 K hubs of level 2: 16.2 M out-arcs. 41 against 57 ms in
-//!   `backends_ab`. In `weald run bc --backend ctree` it took 88 ms in several runs, against
-//!   39 ms for the CSR's. That gap is not explained: same code, graph and source, and not the
-//!   load's threads (`RAYON_NUM_THREADS=1 backends_ab`: still 57 ms).
+//! - The backward pull of the 27 K hubs of level 2: 16.2 M out-arcs, 5.2 ns an arc. It took
+//!   82–86 ms against the CSR's 38–42 in one process (`backends_ab`, five alternating
+//!   trials), and 88 ms in `weald run bc --backend ctree`. Running only the snapshot's BC in
+//!   the process, with the CSR kept or dropped, gave 82–93 ms. Earlier in the same hour
+//!   `backends_ab` had given 57 ms; that was not reproduced.
 //!
 //! A `perf` profile of `weald run bc --backend ctree` puts 36 % of the samples in
 //! `Chunk::fold_ahead` (the hubs' pull). 42 % of those sit just after the lead cursor's load
