@@ -5,8 +5,9 @@
 //! The first trial of each is a warm-up (not counted; it also gathers what a snapshot
 //! remembers once asked, such as its weight summary). Prints the medians and their ratio.
 //! `SOURCE=V` in the environment starts a source-based algorithm from vertex V (the user's
-//! id) instead of a random one, as the benchmark harness does. `B=N` in the environment builds the C-tree with chunks of expected size N instead of
-//! `DEFAULT_B` (`B=65536`: nearly every vertex one prefix chunk, no edge-tree nodes).
+//! id) instead of a random one, as the benchmark harness does. `B=N` in the environment
+//! builds the C-tree with chunks of expected size N instead of `DEFAULT_B` (`B=65536`: nearly
+//! every vertex one prefix chunk, no edge-tree nodes).
 //! Separate processes on a shared machine differ by 20–30 % from run to run; trials that
 //! alternate in one process see the same machine.
 use std::path::Path;
@@ -44,8 +45,8 @@ fn main() -> weald::Result<()> {
         .num_threads(threads)
         .build()
         .expect("a thread pool");
-    // One trial per run: with a fixed seed (or SOURCE), a source-based algorithm starts every
-    // trial of both from the same (random, non-isolated) vertex.
+    // One trial per run: a source-based algorithm starts every trial of both from the same
+    // vertex, SOURCE or one drawn with a fixed seed (random, non-isolated).
     let params = RunParams {
         source: std::env::var("SOURCE").ok().and_then(|s| s.parse().ok()),
         ..RunParams::default()

@@ -130,13 +130,11 @@ fn pull_sigma<G: InGraph>(
     )
 }
 
-/// Does the backward step from level `ws` to level `vs` pull (scan the out-arcs of `vs`)
-/// rather than push (scan the in-arcs of `ws`)? By the arcs each scans, a push's
+/// Does a backward step pull (scan the level's `out_arcs`) rather than push (scan the next
+/// level's `next_vertices` and their `next_in_arcs`)? By the arcs each scans, a push's
 /// [`BACKWARD_PUSH_COST`] times a pull's (its vertices counted as arcs too).
-fn sweep_pulls<G: InGraph>(g: &G, vs: &[Vertex], ws: &[Vertex]) -> bool {
-    let pull_work: usize = vs.par_iter().map(|&v| g.out_degree(v)).sum();
-    let push_work: usize = ws.par_iter().map(|&w| 1 + g.in_degree(w)).sum();
-    pull_work < push_work * BACKWARD_PUSH_COST
+fn sweep_pulls(out_arcs: usize, next_vertices: usize, next_in_arcs: usize) -> bool {
+    out_arcs < (next_vertices + next_in_arcs) * BACKWARD_PUSH_COST
 }
 
 /// A backward step by pull: every vertex `v` of a level sums `contrib` over all its out-arcs
@@ -203,7 +201,7 @@ fn sweep_push<G: InGraph>(
     g: &G,
     ws: &[Vertex],
     l: u32,
-    level: &[u32],
+    level: &[AtomicU32],
     contrib: &[AtomicU64],
     acc: &[AtomicU64],
 ) {
@@ -221,7 +219,7 @@ fn sweep_push<G: InGraph>(
                 }
                 let c = f64::from_bits(contrib[w as usize].load(Relaxed));
                 g.for_each_in(w, |v, _| {
-                    if level[v as usize] == l {
+                    if level[v as usize].load(Relaxed) == l {
                         out[bucket(v)].push((v, c));
                     }
                     true
@@ -267,6 +265,9 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
     } else {
         (0, 0)
     };
+    // Each level's out-arcs (when the forward pass chooses directions) and in-arcs (when the
+    // graph has them), which the backward pass's choices read again.
+    let (mut out_arcs, mut in_arcs) = (Vec::new(), vec![0]);
     let mut l = 0u32;
     loop {
         l += 1;
@@ -275,8 +276,9 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
             Direction::Sparse => false,
             Direction::Dense => true,
             Direction::Auto => {
-                let out = frontier.len() + frontier.par_sum(|v| g.out_degree(v));
-                unreached + unreached_in < out * FORWARD_PUSH_COST
+                let out = frontier.par_sum(|v| g.out_degree(v));
+                out_arcs.push(out);
+                unreached + unreached_in < (frontier.len() + out) * FORWARD_PUSH_COST
             }
         };
         frontier = if pull {
@@ -302,8 +304,10 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         vertex_map(&frontier, |v| level[v as usize].store(l, Relaxed));
         if has_in {
             // Saturating: only the choice of direction rests on these counts.
+            let inn = frontier.par_sum(|v| g.in_degree(v));
+            in_arcs.push(inn);
             unreached = unreached.saturating_sub(frontier.len());
-            unreached_in = unreached_in.saturating_sub(frontier.par_sum(|v| g.in_degree(v)));
+            unreached_in = unreached_in.saturating_sub(inn);
         }
         levels.push(frontier.to_vec());
     }
@@ -316,7 +320,6 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
         .into_iter()
         .map(|x| f64::from_bits(x.into_inner()))
         .collect();
-    let level: Vec<u32> = level.into_iter().map(AtomicU32::into_inner).collect();
     let delta: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     let contrib: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
     if let Some(last) = levels.last() {
@@ -331,7 +334,8 @@ pub fn run<G: InGraph>(g: &G, source: Vertex, params: &Params) -> Result<Output>
             _ if !has_in => true,
             Direction::Sparse => false,
             Direction::Dense => true,
-            Direction::Auto => sweep_pulls(g, &levels[l], &levels[l + 1]),
+            // The forward pass chose directions too, so it counted every level's arcs.
+            Direction::Auto => sweep_pulls(out_arcs[l], levels[l + 1].len(), in_arcs[l + 1]),
         };
         let shares: Vec<f64> = if pull {
             sweep_pull(g, &levels[l], &sigma, &contrib, &delta)
@@ -377,6 +381,7 @@ mod tests {
     use crate::bc::verify;
     use crate::traverse::testutil::*;
     use proptest::prelude::*;
+    use weald_graph::Graph;
 
     //       1
     //      / \
@@ -420,9 +425,11 @@ mod tests {
         }
         arcs.push((1, 11));
         let g = csr(12, &arcs, false);
-        let (level1, level2): (Vec<Vertex>, _) = ((1..=10).collect(), [11]);
-        assert!(!sweep_pulls(&g, &level1, &level2));
-        assert!(sweep_pulls(&g, &[0], &level1));
+        let out = |vs: &[Vertex]| vs.iter().map(|&v| g.out_degree(v)).sum::<usize>();
+        let level1: Vec<Vertex> = (1..=10).collect();
+        assert_eq!(out(&level1), 10 * 10 + 1);
+        assert!(!sweep_pulls(out(&level1), 1, g.in_degree(11)));
+        assert!(sweep_pulls(out(&[0]), level1.len(), out(&level1)));
         let auto = run(&g, 0, &Params::default()).unwrap();
         verify(&g, 0, &auto).unwrap();
         // δ(1) = 1 (the leaf); every other vertex lies on no shortest path.
